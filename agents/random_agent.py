@@ -1,0 +1,20 @@
+"""``RandomAgent``: uniform over the legal actions, seeded."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class RandomAgent:
+    """Picks uniformly among the legal actions of the action mask."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: dict, info: dict | None = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError("RandomAgent.act: the action mask has no legal action")
+        return int(self.rng.choice(legal))

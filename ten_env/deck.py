@@ -1,0 +1,105 @@
+"""The deck file: every card, its count and its player-count mark.
+
+The bundled file ``data/deck.json`` is the deck as far as it is known (see the
+``about`` lines inside it: some of it is inferred). A user who owns the game can
+correct it or pass their own through ``Rules(deck_file=...)``. The loader checks
+every entry and the published totals, and says exactly what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from . import cards as C
+
+MARKS = ("", "3", "4+")
+# Cards in the deck per player count, as printed in the rulebook's set-up.
+PUBLISHED_TOTALS = {"": 91, "3": 17, "4+": 21}
+BUNDLED = "bundled"
+
+
+@dataclass(frozen=True)
+class DeckSpec:
+    """Counts per card id for each mark: ``counts[mark][card]``."""
+
+    counts: dict
+
+    def for_players(self, num_players: int) -> list[int]:
+        """Count per card id of the deck for ``num_players`` (cards out of the game excluded)."""
+        marks = [""] + (["3"] if num_players >= 3 else []) + (["4+"] if num_players >= 4 else [])
+        return [sum(self.counts[m][c] for m in marks) for c in range(C.NUM_CARD_TYPES)]
+
+    def full(self) -> list[int]:
+        return self.for_players(5)
+
+
+class DeckFileError(ValueError):
+    """A deck file that cannot be used; the message says which entry and why."""
+
+
+def load(path: str | Path | None = None) -> DeckSpec:
+    """Load and check a deck file (``None``: the bundled one)."""
+    return _load(str(path) if path is not None else BUNDLED)
+
+
+@lru_cache(maxsize=16)
+def _load(path: str) -> DeckSpec:
+    if path == BUNDLED:
+        text = resources.files("ten_env").joinpath("data/deck.json").read_text(encoding="utf-8")
+    else:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise DeckFileError(f"deck file {path!r} cannot be read: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DeckFileError(f"deck file {path!r} is not valid JSON: {exc}") from None
+    return parse_deck(data, source=path)
+
+
+def parse_deck(data, source: str = "deck") -> DeckSpec:
+    """Check a deck document (the parsed JSON) and return its counts."""
+    where = f"deck file {source!r}"
+    if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
+        raise DeckFileError(f"{where}: expected an object with a 'cards' list of entries")
+    counts = {m: [0] * C.NUM_CARD_TYPES for m in MARKS}
+    seen = set()
+    for i, entry in enumerate(data["cards"]):
+        at = f"{where}, entry {i}"
+        if not isinstance(entry, dict):
+            raise DeckFileError(f"{at}: expected an object with 'card', 'count' and 'mark'")
+        unknown = set(entry) - {"card", "count", "mark", "source"}
+        if unknown:
+            raise DeckFileError(
+                f"{at}: unknown key(s) {sorted(unknown)}; allowed: card, count, mark, source"
+            )
+        try:
+            card = C.parse(entry.get("card"))
+        except ValueError as exc:
+            raise DeckFileError(f"{at}: {exc}") from None
+        count = entry.get("count")
+        if type(count) is not int or count < 0:
+            raise DeckFileError(f"{at} ({entry.get('card')}): count must be an integer >= 0, got {count!r}")
+        mark = entry.get("mark", "")
+        if mark not in MARKS:
+            raise DeckFileError(
+                f"{at} ({entry.get('card')}): mark must be one of '', '3', '4+', got {mark!r}"
+            )
+        if (card, mark) in seen:
+            raise DeckFileError(f"{at}: {entry['card']} with mark {mark!r} is listed twice")
+        seen.add((card, mark))
+        counts[mark][card] = count
+    for mark, expected in PUBLISHED_TOTALS.items():
+        got = sum(counts[mark])
+        if got != expected:
+            label = {"": "unmarked", "3": "marked '3'", "4+": "marked '4+'"}[mark]
+            raise DeckFileError(
+                f"{where}: {got} cards are {label}, the rulebook says {expected} "
+                f"(91 for 1-2 players, 108 for 3, 129 for 4-5)"
+            )
+    return DeckSpec(counts)

@@ -1,0 +1,60 @@
+"""The table as text: what ``render_mode="ansi"`` shows and what ``ten`` prints."""
+
+from __future__ import annotations
+
+from . import cards as C
+from .scoring import score_counts
+
+RECENT = 8  # how many of the latest actions to show
+
+
+def render_table(game, me: int | None = None) -> str:
+    """The whole public table of ``game`` as lines of text (``me`` marks a seat as "you")."""
+    lines = []
+    head = f"TEN  turn {game.turn}  deck {len(game.deck)}  phase {game.phase}"
+    if game.rules.jen_level is not None:
+        head += f"  (solitaire vs JEN level {game.rules.jen_level})"
+    lines.append(head)
+    lines.append("market:  " + (" ".join(C.sort_names(C.expand(game.market))) or "-"))
+    tableau = " ".join(C.NAMES[c] for c in game.tableau) or "-"
+    lines.append(
+        f"tableau: {tableau}   net {game.net_total}  currency {game.currency_total}"
+        f"   (player {game.active_player} drawing)"
+    )
+    if game.auction_card is not None:
+        bid = f"{game.high_bid} by player {game.high_bidder}" if game.high_bidder is not None else "none"
+        lines.append(f"auction: {C.NAMES[game.auction_card]}  high bid {bid}")
+    for seat in range(game.num_players):
+        hand = game.hands[seat]
+        label = f"player {seat}"
+        if game.rules.jen_level is not None and seat == 1:
+            label += " (JEN)"
+        if seat == me:
+            label += " (you)"
+        lines.append(
+            f"{label}: coins {game.coins[seat]}  bust tokens {game.bust_tokens[seat]}"
+            f"  cards {sum(hand)}  score {score_counts(hand)}"
+        )
+        for col, letter in enumerate(C.COLOURS):
+            row = "".join(_cell(n + 1, hand[col * 9 + n]) for n in range(9))
+            lines.append(f"    {letter} {row}")
+        wilds = C.expand(hand[C.NUM_NUMBER_CARDS :])
+        wild_names = [C.NAMES[C.NUM_NUMBER_CARDS + w] for w in wilds]
+        if wild_names:
+            lines.append("    wild " + " ".join(wild_names))
+    if game.is_over:
+        winners = ", ".join(f"player {s}" for s in game.winners())
+        lines.append(f"game over: scores {game.scores()}  winner(s): {winners}")
+    else:
+        lines.append(f"to act: player {game.current_player}")
+    recent = game.history[-RECENT:]
+    if recent:
+        lines.append(
+            "last: " + "; ".join(f"p{seat} {game.action_name(a)}" for seat, a, _ in recent)
+        )
+    return "\n".join(lines)
+
+
+def _cell(number: int, count: int) -> str:
+    # Each number in its own column, so runs and gaps show; "+" marks duplicates.
+    return " . " if not count else f" {number}" + ("+" if count > 1 else " ")

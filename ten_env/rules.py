@@ -1,0 +1,74 @@
+"""``Rules``: which game of TEN is played. Frozen and checked on creation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+JEN_LEVELS = range(4, 11)
+PAYMENTS = ("auto", "manual")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The settings of one game.
+
+    Attributes:
+        num_players: seats at the table, 2-5.
+        bust_buy: the busting variant: after busting, a player may take a buy
+            phase instead of the bust token.
+        jen_level: ``None`` for a normal game, or 4-10 for the solitaire game
+            against JEN (then ``num_players`` must be 2; seat 0 is the person,
+            seat 1 is JEN, played by the engine).
+        payment: ``"auto"``: the engine pays prices and winning bids by a fixed
+            rule (see RULES.md); ``"manual"``: the payer picks each coin, bust
+            token or card with ``pay_*`` actions.
+        max_bid: the highest bid anyone may make; it fixes the number of
+            ``bid_N`` actions. No bid is ever above what the bidder can pay.
+        deck_file: path of a deck file, or ``None`` for the bundled deck.
+    """
+
+    num_players: int = 2
+    bust_buy: bool = False
+    jen_level: int | None = None
+    payment: str = "auto"
+    max_bid: int = 40
+    deck_file: str | None = None
+
+    def __post_init__(self):
+        _check(self.num_players, int, "num_players", "an integer from 2 to 5", range(2, 6))
+        _check(self.bust_buy, bool, "bust_buy", "True or False")
+        if self.jen_level is not None:
+            _check(self.jen_level, int, "jen_level", "None or an integer from 4 to 10", JEN_LEVELS)
+            if self.num_players != 2:
+                raise ValueError(
+                    f"jen_level={self.jen_level} is the solitaire game, which needs "
+                    f"num_players=2 (you and JEN), got num_players={self.num_players}"
+                )
+        if self.payment not in PAYMENTS:
+            raise ValueError(f"payment must be 'auto' or 'manual', got {self.payment!r}")
+        _check(self.max_bid, int, "max_bid", "an integer from 5 to 200", range(5, 201))
+        if self.deck_file is not None:
+            if not isinstance(self.deck_file, (str, Path)):
+                raise ValueError(f"deck_file must be None or a path, got {self.deck_file!r}")
+            object.__setattr__(self, "deck_file", str(self.deck_file))
+
+    @property
+    def solitaire(self) -> bool:
+        return self.jen_level is not None
+
+    @property
+    def min_bid(self) -> int:
+        """Lowest bid allowed: 5 in the solitaire game, else 1."""
+        return 5 if self.solitaire else 1
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+
+def _check(value, kind, field, allowed, values=None):
+    # bool is an int in Python; a count given as True is a mistake, not a 1.
+    ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+    if not ok or (values is not None and value not in values):
+        raise ValueError(f"{field} must be {allowed}, got {value!r}")
