@@ -36,7 +36,7 @@ from .actions import (
 )
 from .deck import load as load_deck
 from .rules import Rules
-from .scoring import score_counts
+from .scoring import score_counts, used_in_best
 
 START_COINS = 5
 MAX_COINS = 10
@@ -567,20 +567,32 @@ class Game:
         due -= use_coins + BUST_TOKEN_VALUE * use_tokens
         if due <= 0:
             return
-        hand[incoming] += 1  # judge losses as they will be once the card arrives
-        while due > 0:
+        # Cards outside one best arrangement cost no score: numbers before wildcards.
+        hand[incoming] += 1
+        used = used_in_best(hand)
+        hand[incoming] -= 1
+        used[incoming] += 1  # the arriving copy is not ours to spend
+        spare = [c for c in range(C.NUM_OWNABLE) for _ in range(hand[c] - used[c])]
+        for card in spare[:due]:
+            self._spend_card(seat, card)
+        due -= len(spare[:due])
+        # Then the cards whose loss, each judged alone, costs the least score.
+        left = [c for c in range(C.NUM_OWNABLE) for _ in range(hand[c])]
+        if due >= len(left):  # every card goes: nothing to choose
+            for card in left:
+                self._spend_card(seat, card)
+        elif due > 0:
+            hand[incoming] += 1
             before = score_counts(hand)
-            best, best_loss = None, None
+            losses = []
             for card in range(C.NUM_OWNABLE):
                 if hand[card] > (card == incoming):  # never the arriving copy itself
                     hand[card] -= 1
-                    loss = before - score_counts(hand)
+                    losses.append((before - score_counts(hand), card))
                     hand[card] += 1
-                    if best is None or loss < best_loss:
-                        best, best_loss = card, loss
-            self._spend_card(seat, best)
-            due -= 1
-        hand[incoming] -= 1
+            hand[incoming] -= 1
+            for _, card in sorted(losses)[:due]:
+                self._spend_card(seat, card)
 
     def _jen_pays(self, seat: int, price: int):
         """JEN pays with coins, then bust tokens, then duplicate cards, in that order."""

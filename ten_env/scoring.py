@@ -58,34 +58,63 @@ def score_counts(counts) -> int:
     return _share_wilds(tuple(masks), tuple(free), numbered, supers)
 
 
-@lru_cache(maxsize=65536)
 def _share_wilds(masks, free, numbered, supers) -> int:
-    return _best_from(0, masks, free, numbered, supers)
+    return _arrange(masks, free, numbered, supers)[0]
 
 
-def _best_from(colour: int, masks, free, numbered, supers) -> int:
-    """Best total for colours ``colour``..3 with the numbered/super wildcards still unplaced."""
-    if colour == 4:
-        return 0
-    mask = masks[colour]
-    # Numbered wildcards whose number this colour lacks are the only ones worth placing here.
-    useful = 0
-    for n in range(9):
-        if numbered[n] and not mask >> n & 1:
-            useful |= 1 << n
-    best = 0
-    subset = useful
-    while True:  # every subset of `useful`, including the empty one
-        rest = numbered
-        if subset:
-            rest = tuple(k - (subset >> n & 1) for n, k in enumerate(numbered))
-        for s in range(supers + 1):
-            here = _run_score(mask | subset, free[colour] + s)
-            best = max(best, here + _best_from(colour + 1, masks, free, rest, supers - s))
-        if not subset:
-            break
-        subset = (subset - 1) & useful
-    return best
+@lru_cache(maxsize=65536)
+def _arrange(masks, free, numbered, supers):
+    """Best total, and per colour the (numbered-wild bits, super count) placed there.
+
+    ``numbered`` holds the count of each numbered wildcard W1..W9. Each copy is
+    an item; colour by colour, every subset of the items still free that fills
+    gaps of the colour is tried, memoised on (colour, items left, supers left).
+    """
+    items = [n for n in range(9) for _ in range(numbered[n])]
+    k = len(items)
+    bits = [0] * (1 << k)  # numbers covered by each subset of items
+    for subset in range(1, 1 << k):
+        low = subset & -subset
+        bits[subset] = bits[subset ^ low] | 1 << items[low.bit_length() - 1]
+    useful = []  # per colour: the items whose number the colour lacks
+    for mask in masks:
+        useful.append(sum(1 << i for i, n in enumerate(items) if not mask >> n & 1))
+    memo = {}
+
+    def best(colour, left, sup):
+        key = (left << 10) | (sup << 2) | colour
+        hit = memo.get(key)
+        if hit is not None:
+            return hit[0]
+        mask, f, cand = masks[colour], free[colour], useful[colour] & left
+        if colour == 3:  # more wildcards never hurt: the last colour takes all that is left
+            top = _BEST_RUN[min(f + sup, 9)][mask | bits[cand]]
+            memo[key] = (top, (cand, sup))
+            return top
+        rows = [_BEST_RUN[min(f + s, 9)] for s in range(sup + 1)]
+        top, choice = -1, None
+        subset = cand
+        while True:
+            covered = mask | bits[subset]
+            rest = left & ~subset
+            for s, row in enumerate(rows):
+                total = row[covered] + best(colour + 1, rest, sup - s)
+                if total > top:
+                    top, choice = total, (subset, s)
+            if not subset:
+                break
+            subset = (subset - 1) & cand
+        memo[key] = (top, choice)
+        return top
+
+    total = best(0, (1 << k) - 1, supers)
+    placed, left, sup = [], (1 << k) - 1, supers
+    for colour in range(4):
+        subset, s = memo[(left << 10) | (sup << 2) | colour][1]
+        placed.append((bits[subset], s))
+        left &= ~subset
+        sup -= s
+    return total, tuple(placed)
 
 
 def score(cards: Iterable[str | int]) -> int:
@@ -98,3 +127,48 @@ def score(cards: Iterable[str | int]) -> int:
     for card in cards:
         counts[C.parse(card) if isinstance(card, str) else card] += 1
     return score_counts(counts)
+
+
+def _window(mask: int, free: int) -> tuple[int, int]:
+    """(lo, hi) bit positions of a longest run of ``mask`` with ``free`` fillers."""
+    best, where = 0, (0, -1)
+    for lo in range(9):
+        gaps = 0
+        for hi in range(lo, 9):
+            if not mask >> hi & 1:
+                gaps += 1
+                if gaps > free:
+                    break
+            if hi - lo + 1 > best:
+                best, where = hi - lo + 1, (lo, hi)
+    return where
+
+
+def used_in_best(counts) -> list[int]:
+    """Counts per card id of the cards that one best arrangement of ``counts`` uses.
+
+    Every other card can be given away without lowering the score.
+    """
+    masks = [0, 0, 0, 0]
+    for card in range(C.NUM_NUMBER_CARDS):
+        if counts[card]:
+            masks[card // 9] |= 1 << (card % 9)
+    free = counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
+    numbered = tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD])
+    _, placed = _arrange(tuple(masks), tuple(free), numbered, counts[C.SUPER_WILD])
+    used = [0] * len(counts)
+    for colour, (wild_bits, supers) in enumerate(placed):
+        mask = masks[colour]
+        lo, hi = _window(mask | wild_bits, free[colour] + supers)
+        gaps = 0
+        for n in range(lo, hi + 1):
+            if mask >> n & 1:
+                used[colour * 9 + n] = 1
+            elif wild_bits >> n & 1:
+                used[C.FIRST_NUMBERED_WILD + n] += 1
+            else:
+                gaps += 1
+        from_colour = min(gaps, free[colour])
+        used[C.FIRST_COLOUR_WILD + colour] += from_colour
+        used[C.SUPER_WILD] += gaps - from_colour
+    return used
