@@ -2,13 +2,29 @@
 
 The rules core: :class:`Rules` (which game), :class:`Game` (one game: state,
 legal actions, acting, scores) and :func:`score` (a collection's points).
+The environments: :func:`env` / :func:`raw_env` (PettingZoo AEC, all seats),
+:class:`SingleAgentEnv` (one learning seat against given policies) and
+:class:`SoloEnv` (the solitaire game against JEN), both Gymnasium envs.
 """
 
+import gymnasium
+import pettingzoo
+
 from .cards import parse as parse_card
+from .env import env, raw_env
 from .game import Game
 from .rules import Rules
 from .scoring import score
+from .single_agent import SingleAgentEnv, SoloEnv
 
 __version__ = "0.1.0"
 
-__all__ = ["Game", "Rules", "score", "parse_card", "__version__"]
+__all__ = ["Game", "Rules", "score", "parse_card", "env", "raw_env", "SingleAgentEnv", "SoloEnv",
+           "__version__"]
+
+# Registered like the built-in environments: make("aec", "ten_env/ten-v0") and
+# gymnasium.make("ten_env/TenSolo-v0", jen_level=7).
+if hasattr(pettingzoo, "register") and "ten_env/ten-v0" not in getattr(pettingzoo, "aec_registry", {}):
+    pettingzoo.register("aec", "ten_env/ten-v0", entry_point="ten_env.env:env")
+if "ten_env/TenSolo-v0" not in gymnasium.registry:
+    gymnasium.register(id="ten_env/TenSolo-v0", entry_point="ten_env.single_agent:SoloEnv")

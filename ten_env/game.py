@@ -216,6 +216,7 @@ class Game:
                 "remaining": self.pay_remaining,
                 "for": self.pay_for[0],
                 "card": C.NAMES[self.pay_for[1]],
+                "duplicates_only": self.pay_duplicates_only,
             }
         return {
             "num_players": self.num_players,
@@ -369,12 +370,13 @@ class Game:
             legal.append(PAY_COIN)
         if self.bust_tokens[seat]:
             legal.append(PAY_BUST)
-        least = 2 if self._duplicates_only() else 1
+        least = 2 if self.pay_duplicates_only else 1
         legal += [FIRST_PAY_CARD + c for c, k in enumerate(self.hands[seat]) if k >= least]
         return legal
 
-    def _duplicates_only(self) -> bool:
-        # In the solitaire game only duplicate cards count as money in auctions.
+    @property
+    def pay_duplicates_only(self) -> bool:
+        """Whether the payment now due may use only duplicate cards (solitaire auctions)."""
         return self.solitaire and self.pay_for is not None and self.pay_for[0] == "auction"
 
     # ------------------------------------------------------------------ the draw phase

@@ -1,0 +1,249 @@
+# noqa: D212, D415
+"""
+# TEN
+
+| Creation           | `ten_env.env(num_players=3)` or `make("aec", "ten_env/ten-v0")`   |
+|--------------------|-------------------------------------------------------------------|
+| Actions            | Discrete                                                          |
+| Parallel API       | No                                                                |
+| Agents             | `['player_0', ..., 'player_{n-1}']`; solitaire: `['player_0']`   |
+| Number of agents   | 2-5 (1 in the solitaire game: JEN is played by the engine)        |
+| Action values      | Discrete(92 + max_bid) = Discrete(132) by default                 |
+| Observation shape  | (463,) float32, plus an int8 action mask                          |
+
+TEN is a push-your-luck card game: draw cards into a shared tableau without the
+net total going over ten, stop to take either its number cards or its currency,
+bid for wildcards as they come up, buy from the market, and build the longest
+run of numbers in each of four colours. The rules are in RULES.md; the engine
+is :class:`ten_env.Game`.
+
+## Arguments
+
+``env(num_players=2, bust_buy=False, jen_level=None, payment="auto", max_bid=40,
+deck_file=None, reward="win", render_mode=None)``
+
+- ``num_players``, ``bust_buy``, ``jen_level``, ``payment``, ``max_bid``,
+  ``deck_file``: the :class:`ten_env.Rules` fields. With ``jen_level`` (4-10) the
+  game is the solitaire game: one agent, ``player_0``, against JEN.
+- ``reward``: ``"win"`` (default) or ``"margin"``, see Rewards.
+- ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as text) or
+  ``"human"`` (``render()`` prints it).
+
+Unknown arguments or invalid values raise ``ValueError`` naming the argument and
+what is allowed. ``reset(seed=..., options={"deck": ["B3", "$2", ...]})`` stacks
+the deck (top first) instead of shuffling it; other options are ignored.
+
+## Observation space
+
+Each agent observes ``{"observation": Box(463,), "action_mask": Box(132,) int8}``.
+The mask is all zeros for an agent whose turn it is not. The vector holds
+everything public, from the observer's seat (it comes first, then the others in
+turn order): each seat's cards, coins, bust tokens and current score; the market;
+the tableau and its totals; the exact count of every card left in the deck; the
+phase, the auction and the game's settings. Its size does not depend on the
+player count (absent seats are zeros and flagged absent). The table of every
+index is in :mod:`ten_env.observation`.
+
+``infos[agent]["snapshot"]`` is :meth:`ten_env.Game.snapshot`, the same public
+state as plain data, for agents that prefer it; ``infos[agent]["legal_actions"]``
+lists the legal action names for the agent to act.
+
+## Action space
+
+One id per action, the same in every state (full table in :mod:`ten_env.actions`):
+
+| id         | name                         | when                                        |
+|------------|------------------------------|---------------------------------------------|
+| 0          | `draw`                       | draw phase                                  |
+| 1          | `stop_numbers`               | draw phase: take the tableau's number cards |
+| 2          | `stop_currency`              | draw phase: take the tableau's currency     |
+| 3          | `pass`                       | decline a bid or a buy; after a bust in the busting variant, take the token |
+| 4-39       | `buy_B1` .. `buy_P9`         | buy phases                                  |
+| 40, 41     | `pay_coin`, `pay_bust`       | manual payment                              |
+| 42-91      | `pay_B1` .. `pay_W#`         | manual payment with a card                  |
+| 92-131     | `bid_1` .. `bid_40`          | auctions (up to `max_bid`)                  |
+
+``env.unwrapped.action_name(id)`` and ``env.unwrapped.action_id(name)`` translate.
+A decision with only one legal action is taken by the engine, so every agent
+turn is a real choice.
+
+## Rewards
+
+At the end of the game only (0 before). ``reward="win"``: +1 to a sole winner,
+-1 to every other player; when the tie-breaks still leave several winners, they
+get 0 (the game is shared) and the others -1. In the solitaire game a tie is
+JEN's win. ``reward="margin"``: (own score - best score among the others) / 20,
+clipped to [-1, 1].
+
+## Version history
+
+* v0: first release (ten-env 0.1.0)
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import observation as O
+from .game import Game
+from .render import render_table
+from .rules import Rules
+
+REWARDS = ("win", "margin")
+RENDER_MODES = ("ansi", "human")
+MARGIN_SCALE = 20
+
+
+def env(**kwargs):
+    """The TEN AEC environment with PettingZoo's standard classic-game wrappers."""
+    wrapped = raw_env(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+def check_kwargs(kwargs: dict, extra: tuple[str, ...] = ()) -> None:
+    """Reject unknown keyword arguments with the list of allowed ones."""
+    allowed = Rules.field_names() + extra
+    unknown = sorted(set(kwargs) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown argument(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+
+
+def final_rewards(game: Game, seat: int, reward: str) -> float:
+    """The end-of-game reward of ``seat`` under the ``reward`` scheme (see the module doc)."""
+    if reward == "margin":
+        scores = game.scores()
+        best_other = max(s for i, s in enumerate(scores) if i != seat)
+        return float(np.clip((scores[seat] - best_other) / MARGIN_SCALE, -1.0, 1.0))
+    winners = game.winners()
+    if seat not in winners:
+        return -1.0
+    return 1.0 if len(winners) == 1 else 0.0
+
+
+class raw_env(AECEnv, EzPickle):
+    """TEN as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "ten_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, render_mode: str | None = None, reward: str = "win", **rules):
+        EzPickle.__init__(self, render_mode=render_mode, reward=reward, **rules)
+        super().__init__()
+        check_kwargs(rules, extra=("reward", "render_mode"))
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be 'win' or 'margin', got {reward!r}")
+        self.rules = Rules(**rules)
+        self.render_mode = render_mode
+        self.reward = reward
+        seats = 1 if self.rules.solitaire else self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(seats)]
+        self.agents = self.possible_agents[:]
+        self.game: Game | None = None
+        low, high = O.space_bounds()
+        n_actions = Game(self.rules, seed=0).num_actions
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(n_actions,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self._seed_rng = np.random.default_rng()
+
+    # --------------------------------------------------------------- spaces and names
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def action_name(self, action: int) -> str:
+        return self._any_game().action_name(action)
+
+    def action_id(self, name: str) -> int:
+        return self._any_game().action_id(name)
+
+    def _any_game(self) -> Game:
+        return self.game if self.game is not None else Game(self.rules, seed=0)
+
+    # --------------------------------------------------------------- AEC API
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        # Other options are ignored: PettingZoo's api_test passes arbitrary ones.
+        deck = (options or {}).get("deck")
+        game_seed = int(self._seed_rng.integers(2**63 - 1))
+        self.game = Game(self.rules, seed=game_seed, deck=deck)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._after_move()
+
+    def observe(self, agent: str) -> dict:
+        seat = self.possible_agents.index(agent)
+        return {
+            "observation": O.encode(self.game, seat),
+            "action_mask": O.action_mask(self.game, seat),
+        }
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self.game.act(action)  # an illegal action raises ValueError and changes nothing
+        self._clear_rewards()
+        self._after_move()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _after_move(self):
+        game = self.game
+        snapshot = game.snapshot()
+        legal = snapshot["legal_actions"]
+        self.infos = {a: {"snapshot": snapshot, "legal_actions": []} for a in self.agents}
+        if game.is_over:
+            for seat, agent in enumerate(self.agents):
+                self.rewards[agent] = final_rewards(game, seat, self.reward)
+            self.terminations = dict.fromkeys(self.agents, True)
+            if getattr(self, "agent_selection", None) not in self.agents:
+                self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+            self.infos[self.agent_selection]["legal_actions"] = legal
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = render_table(self.game) if self.game is not None else "(no game: call reset() first)"
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
+
+    def close(self):
+        pass

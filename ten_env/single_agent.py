@@ -1,0 +1,194 @@
+"""Single-agent Gymnasium views of TEN, for training with stable-baselines3 and friends.
+
+- :class:`SingleAgentEnv`: one seat learns; every other seat is played by a
+  policy you pass in (a callable or an object with ``act(observation, info)``,
+  seeing what a PettingZoo agent sees). The learning seat is drawn at random
+  each episode unless fixed with ``seat=``.
+- :class:`SoloEnv` (registered as ``ten_env/TenSolo-v0``): the solitaire game
+  against JEN at ``jen_level`` 4-10; the engine plays JEN.
+
+Observations are the vector of :mod:`ten_env.observation` (a ``Box``); the legal
+actions come from :meth:`action_masks` (what sb3-contrib's MaskablePPO calls)
+and as ``info["action_mask"]``. The reward is 0 until the game ends, then as in
+:func:`ten_env.env.final_rewards` (``"win"`` or ``"margin"``). An illegal action
+ends the episode with reward -1 (or, with ``illegal="raise"``, raises
+``ValueError`` and changes nothing).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import observation as O
+from .env import REWARDS, RENDER_MODES, final_rewards
+from .game import Game
+from .render import render_table
+from .rules import Rules
+
+Policy = Callable[[dict, dict], int]
+
+
+def as_policy(opponent) -> Policy:
+    """A callable ``(observation, info) -> action`` from an agent object or a callable."""
+    if hasattr(opponent, "act"):
+        return opponent.act
+    if callable(opponent):
+        return opponent
+    raise ValueError(
+        f"an opponent must be a callable (observation, info) -> action or have an act() method, "
+        f"got {type(opponent).__name__}"
+    )
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One learning seat in a game of TEN; the other seats play ``opponents``.
+
+    Args:
+        rules: a :class:`~ten_env.Rules` or a dict of its fields.
+        opponents: one policy per other seat (``num_players - 1`` of them), in seat
+            order after the learner's; none for the solitaire game.
+        seat: the learner's seat, or ``None`` to draw it at random each episode.
+        reward: ``"win"`` or ``"margin"``.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        illegal: what an illegal action does: ``"terminate"`` (default; the episode
+            ends with reward -1 and ``info["illegal_action"]``, as PettingZoo's
+            ``env()`` does) or ``"raise"`` (``ValueError``, the game unchanged).
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+
+    def __init__(self, rules=None, opponents: Sequence = (), seat: int | None = None,
+                 reward: str = "win", render_mode: str | None = None, illegal: str = "terminate"):
+        if isinstance(rules, dict):
+            rules = Rules(**rules)
+        self.rules = Rules() if rules is None else rules
+        if not isinstance(self.rules, Rules):
+            raise ValueError(f"rules must be a ten_env.Rules or a dict of its fields, got {rules!r}")
+        seats = 1 if self.rules.solitaire else self.rules.num_players
+        if len(opponents) != seats - 1:
+            raise ValueError(
+                f"opponents: {seats - 1} needed for {self.rules.num_players} players"
+                + (" in the solitaire game (the engine plays JEN)" if self.rules.solitaire else "")
+                + f", got {len(opponents)}"
+            )
+        self.opponents = [as_policy(o) for o in opponents]
+        if seat is not None and (isinstance(seat, bool) or seat not in range(seats)):
+            raise ValueError(f"seat must be None or an integer from 0 to {seats - 1}, got {seat!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be 'win' or 'margin', got {reward!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if illegal not in ("terminate", "raise"):
+            raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
+        self.fixed_seat, self.reward, self.render_mode, self.illegal = seat, reward, render_mode, illegal
+        self.num_actions = Game(self.rules, seed=0).num_actions
+        low, high = O.space_bounds()
+        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        self.action_space = spaces.Discrete(self.num_actions)
+        self.game: Game | None = None
+        self.seat = 0 if seat is None else seat
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        deck = None
+        if options:
+            unknown = set(options) - {"deck"}
+            if unknown:
+                raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: deck")
+            deck = options.get("deck")
+        while True:
+            seats = 1 if self.rules.solitaire else self.rules.num_players
+            self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(seats))
+            game_seed = int(self.np_random.integers(2**63 - 1))
+            self.game = Game(self.rules, seed=game_seed, deck=deck)
+            self._play_opponents()
+            if not self.game.is_over or deck is not None:
+                break  # a shuffled game that ends before the learner's first choice is dealt again
+        self._ended = self.game.is_over
+        return self._observation(), self._info()
+
+    def step(self, action):
+        if self.game is None or self._ended:
+            raise ValueError("step() needs a game in progress: call reset() first")
+        action = int(action) if isinstance(action, np.integer) else action
+        if self.illegal == "terminate" and action not in self._legal_ids():
+            # Like PettingZoo's TerminateIllegalWrapper: the episode ends, the mover loses.
+            gymnasium.logger.warn(f"illegal action {action!r}: the episode ends with reward -1")
+            self._ended = True
+            info = self._info()
+            info["illegal_action"] = action
+            return self._observation(), -1.0, True, False, info
+        self.game.act(action)  # with illegal="raise": ValueError, nothing changed
+        self._play_opponents()
+        terminated = self._ended = self.game.is_over
+        reward = final_rewards(self.game, self.seat, self.reward) if terminated else 0.0
+        return self._observation(), reward, terminated, False, self._info()
+
+    def _legal_ids(self):
+        game = self.game
+        return game.legal_actions() if game.current_player == self.seat else ()
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (all False once the game is over)."""
+        return O.action_mask(self.game, self.seat).astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = render_table(self.game, me=self.seat) if self.game is not None else "(call reset() first)"
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
+
+    # ------------------------------------------------------------------ helpers
+
+    def _play_opponents(self):
+        game = self.game
+        while not game.is_over and game.current_player != self.seat:
+            seat = game.current_player
+            policy = self.opponents[(seat - self.seat - 1) % game.num_players]
+            observation = {"observation": O.encode(game, seat), "action_mask": O.action_mask(game, seat)}
+            game.act(policy(observation, {"snapshot": game.snapshot(), "seat": seat}))
+
+    def _observation(self) -> np.ndarray:
+        return O.encode(self.game, self.seat)
+
+    def _info(self) -> dict:
+        info = {"action_mask": O.action_mask(self.game, self.seat), "seat": self.seat}
+        if self.game.is_over:
+            info["scores"] = self.game.scores()
+            info["winners"] = self.game.winners()
+        return info
+
+
+class SoloEnv(SingleAgentEnv):
+    """The solitaire game against JEN as a single-agent Gymnasium env.
+
+    Args:
+        jen_level: JEN's level, 4-10.
+        bust_buy, payment, max_bid, deck_file: the other :class:`~ten_env.Rules` fields.
+        reward: ``"win"`` (+1 beat JEN, -1 otherwise; ties are JEN's) or ``"margin"``.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+    """
+
+    def __init__(self, jen_level: int = 4, reward: str = "win", render_mode: str | None = None,
+                 illegal: str = "terminate", **rules):
+        if "num_players" in rules or "jen_level" in rules:
+            raise ValueError("SoloEnv is always 2 players (you and JEN); set the level with jen_level=")
+        allowed = set(Rules.field_names()) - {"num_players", "jen_level"}
+        unknown = sorted(set(rules) - allowed)
+        if unknown:
+            raise ValueError(
+                f"unknown argument(s) {', '.join(unknown)}; allowed: jen_level, reward, render_mode, illegal, "
+                + ", ".join(sorted(allowed))
+            )
+        super().__init__(Rules(num_players=2, jen_level=jen_level, **rules), opponents=(), seat=0,
+                         reward=reward, render_mode=render_mode, illegal=illegal)
