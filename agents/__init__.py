@@ -1,5 +1,17 @@
-"""Players for TEN: scripted agents (and, later, trained policies) behind one interface."""
+"""Players for TEN, all behind one interface (:class:`agents.base.Agent`).
 
+- :class:`RandomAgent`: uniform over the legal actions.
+- :class:`JenAgent`: JEN, the rulebook's solitaire opponent, for any seat.
+- :class:`HeuristicAgent`: a competent scripted player (the yardstick above JEN).
+- :class:`PolicyAgent`: a trained MaskablePPO model (needs the ``train`` extra).
+- :func:`play_games`: seeded games between agents, seats rotated.
+"""
+
+from .base import Agent
+from .heuristic import HeuristicAgent
+from .jen import JenAgent
+from .policy import PolicyAgent
 from .random_agent import RandomAgent
+from .tournament import Results, play_games
 
-__all__ = ["RandomAgent"]
+__all__ = ["Agent", "RandomAgent", "JenAgent", "HeuristicAgent", "PolicyAgent", "play_games", "Results"]

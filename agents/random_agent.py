@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .base import Agent
 
-class RandomAgent:
+
+class RandomAgent(Agent):
     """Picks uniformly among the legal actions of the action mask."""
 
     name = "random"
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict, info: dict | None = None) -> int:
         legal = np.flatnonzero(observation["action_mask"])

@@ -110,3 +110,8 @@ def sort_names(cards) -> list[str]:
 def expand(counts) -> list[int]:
     """Card ids of a count vector, one entry per copy, in id order."""
     return [c for c, k in enumerate(counts) for _ in range(k)]
+
+
+def names_of(counts) -> list[str]:
+    """Notation strings of a count vector (ids in order), one per copy."""
+    return [NAMES[c] for c, k in enumerate(counts) if k for _ in range(k)]

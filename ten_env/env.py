@@ -44,9 +44,10 @@ phase, the auction and the game's settings. Its size does not depend on the
 player count (absent seats are zeros and flagged absent). The table of every
 index is in :mod:`ten_env.observation`.
 
-``infos[agent]["snapshot"]`` is :meth:`ten_env.Game.snapshot`, the same public
-state as plain data, for agents that prefer it; ``infos[agent]["legal_actions"]``
-lists the legal action names for the agent to act.
+``infos[agent]["snapshot"]`` is :meth:`ten_env.Game.snapshot` of that moment, the
+same public state as plain data, for agents that prefer it (a read-only mapping
+built only when read; ``dict()`` it for a plain dict);
+``infos[agent]["legal_actions"]`` lists the legal action names of the agent to act.
 
 ## Action space
 
@@ -222,8 +223,7 @@ class raw_env(AECEnv, EzPickle):
 
     def _after_move(self):
         game = self.game
-        snapshot = game.snapshot()
-        legal = snapshot["legal_actions"]
+        snapshot = game.lazy_snapshot()
         self.infos = {a: {"snapshot": snapshot, "legal_actions": []} for a in self.agents}
         if game.is_over:
             for seat, agent in enumerate(self.agents):
@@ -233,7 +233,7 @@ class raw_env(AECEnv, EzPickle):
                 self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self.possible_agents[game.current_player]
-            self.infos[self.agent_selection]["legal_actions"] = legal
+            self.infos[self.agent_selection]["legal_actions"] = game.legal_action_names()
 
     def render(self):
         if self.render_mode is None:

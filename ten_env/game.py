@@ -17,7 +17,9 @@ So ``current_player`` is always a seat with a real choice.
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections.abc import Mapping
 
 from . import cards as C
 from . import jen
@@ -36,7 +38,7 @@ from .actions import (
 )
 from .deck import load as load_deck
 from .rules import Rules
-from .scoring import score_counts, used_in_best
+from .scoring import hand_score, score_counts, used_in_best
 
 START_COINS = 5
 MAX_COINS = 10
@@ -64,6 +66,7 @@ class Game:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a ten_env.Rules, got {type(rules).__name__}")
         self.rules = rules
+        self._rules_dict = dataclasses.asdict(rules)
         self.num_players = n = rules.num_players
         self._names = action_names(rules.max_bid)
         self._ids = {name: i for i, name in enumerate(self._names)}
@@ -161,10 +164,10 @@ class Game:
         return self.coins[seat] + BUST_TOKEN_VALUE * self.bust_tokens[seat] + cards
 
     def score(self, seat: int) -> int:
-        return score_counts(self.hands[seat])
+        return hand_score(self.hands[seat])
 
     def scores(self) -> list[int]:
-        return [score_counts(h) for h in self.hands]
+        return [hand_score(h) for h in self.hands]
 
     def winners(self) -> list[int]:
         """Seats that win (several only for a shared win). Valid once the game is over.
@@ -218,24 +221,28 @@ class Game:
                 "card": C.NAMES[self.pay_for[1]],
                 "duplicates_only": self.pay_duplicates_only,
             }
+        deck_counts = _counts(self.deck)
+        deck = {C.NAMES[c]: k for c, k in enumerate(deck_counts) if k}
         return {
+            "rules": dict(self._rules_dict),
             "num_players": self.num_players,
             "jen_level": self.rules.jen_level,
             "players": [
                 {
                     "coins": self.coins[s],
                     "bust_tokens": self.bust_tokens[s],
-                    "cards": C.sort_names(C.expand(self.hands[s])),
-                    "score": score_counts(self.hands[s]),
+                    "cards": C.names_of(self.hands[s]),
+                    "score": hand_score(self.hands[s]),
                 }
                 for s in range(self.num_players)
             ],
-            "market": C.sort_names(C.expand(self.market)),
+            "market": C.names_of(self.market),
             "tableau": [C.NAMES[c] for c in self.tableau],
             "net_total": self.net_total,
             "currency_total": self.currency_total,
             "deck_size": len(self.deck),
-            "discard": C.sort_names(C.expand(self.discard)),
+            "deck": deck,  # what is left, not in which order: public, since every other card is seen
+            "discard": C.names_of(self.discard),
             "phase": self.phase,
             "turn": self.turn,
             "active_player": self.active_player,
@@ -246,15 +253,19 @@ class Game:
             "legal_actions": self.legal_action_names(),
         }
 
-    def clone(self) -> "Game":
+    def lazy_snapshot(self) -> "LazySnapshot":
+        """The snapshot of this moment, built only if it is read (cheap when it is not)."""
+        return LazySnapshot(self.clone(history=False))
+
+    def clone(self, history: bool = True) -> "Game":
         """An independent copy of this game, at this point."""
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
         for key in ("deck", "tableau", "market", "discard", "coins", "bust_tokens",
-                    "final_buyers", "history", "out_of_game"):
+                    "final_buyers", "out_of_game"):
             setattr(other, key, list(getattr(self, key)))
+        other.history = list(self.history) if history else []
         other.hands = [list(h) for h in self.hands]
-        other._legal = None
         return other
 
     def __eq__(self, other):
@@ -668,3 +679,36 @@ def _counts(cards) -> list[int]:
     for card in cards:
         counts[card] += 1
     return counts
+
+
+class LazySnapshot(Mapping):
+    """A read-only mapping equal to ``Game.snapshot()`` at the moment it was made.
+
+    The environments hand one out at every step; it keeps a private copy of the
+    game and builds the snapshot on first use, so agents that never read it pay
+    almost nothing. ``dict(lazy)`` or ``lazy.to_dict()`` gives the plain dict.
+    """
+
+    __slots__ = ("_game", "_data")
+
+    def __init__(self, game: Game):
+        self._game = game
+        self._data = None
+
+    def to_dict(self) -> dict:
+        if self._data is None:
+            self._data = self._game.snapshot()
+            self._game = None
+        return self._data
+
+    def __getitem__(self, key):
+        return self.to_dict()[key]
+
+    def __iter__(self):
+        return iter(self.to_dict())
+
+    def __len__(self):
+        return len(self.to_dict())
+
+    def __repr__(self):
+        return f"LazySnapshot({self.to_dict()!r})"

@@ -56,7 +56,7 @@ import numpy as np
 
 from . import cards as C
 from .game import JEN_SEAT, PHASES
-from .scoring import score_counts
+from .scoring import hand_score
 
 MAX_SEATS = 5
 SEAT_SIZE = 8 + C.NUM_OWNABLE
@@ -124,7 +124,7 @@ def encode(game, seat: int) -> np.ndarray:
         obs[base + 3] = solitaire and s == JEN_SEAT
         obs[base + 4] = game.coins[s] / 10
         obs[base + 5] = game.bust_tokens[s] / 3
-        obs[base + 6] = score_counts(hand) / 40
+        obs[base + 6] = hand_score(hand) / 40
         obs[base + 7] = sum(hand) / 20
         obs[base + 8 : base + SEAT_SIZE] = hand
     obs[MARKET:TABLEAU] = game.market

@@ -117,6 +117,20 @@ def _arrange(masks, free, numbered, supers):
     return total, tuple(placed)
 
 
+_hand_scores: dict = {}
+
+
+def hand_score(counts) -> int:
+    """``score_counts`` remembered by collection: hands change far less often than they are scored."""
+    key = tuple(counts)
+    value = _hand_scores.get(key)
+    if value is None:
+        if len(_hand_scores) > 200_000:
+            _hand_scores.clear()
+        value = _hand_scores[key] = score_counts(counts)
+    return value
+
+
 def score(cards: Iterable[str | int]) -> int:
     """Score of a collection of cards, given as notation strings (or card ids).
 

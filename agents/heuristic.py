@@ -1,0 +1,189 @@
+"""``HeuristicAgent``: a competent scripted player, the yardstick above JEN.
+
+It prices everything in points of final score:
+- a collection is worth its score, plus a little for every distinct card held
+  (future runs) and for duplicates (they pay for things);
+- a coin is worth ``COIN_VALUE`` points early on, falling towards the end of the
+  deck, when money only breaks ties;
+- drawing is a one-card lookahead with the exact odds of the cards left in the
+  deck: for each card it could draw, the value of then stopping (or of busting),
+  weighted by how many copies are left; it draws when that beats stopping now;
+- a wildcard or a market card is worth what it adds to the collection; it bids
+  (the lowest legal bid) or buys when that beats the money it costs, paying only
+  with money and duplicates, never with cards that score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ten_env import cards as C
+from ten_env.actions import (
+    BID_BASE,
+    DRAW,
+    FIRST_BUY,
+    FIRST_PAY_CARD,
+    PASS,
+    PAY_BUST,
+    PAY_COIN,
+    STOP_CURRENCY,
+    STOP_NUMBERS,
+)
+from ten_env.game import BUST_LIMIT, BUST_TOKEN_VALUE, MAX_COINS
+from ten_env.scoring import score_counts
+
+from .base import Agent, hand_counts, snapshot_of
+
+COIN_VALUE = 0.35  # points a coin is worth with most of the deck to come
+DISTINCT_BONUS = 0.35  # a card type held for the first time: future runs
+DUPLICATE_BONUS = 0.15  # an extra copy: it can pay one currency
+WILD_BONUS = 0.6  # wildcards stay flexible until the end
+END_OF_GAME_DECK = 30  # below this many cards left, money loses value
+
+
+def worth(hand: list[int]) -> float:
+    """Points a collection is worth: its score plus its promise."""
+    bonus = 0.0
+    for card, k in enumerate(hand):
+        if k:
+            bonus += (WILD_BONUS if card >= C.NUM_NUMBER_CARDS else DISTINCT_BONUS) + DUPLICATE_BONUS * (k - 1)
+    return score_counts(hand) + bonus
+
+
+class HeuristicAgent(Agent):
+    name = "heuristic"
+
+    def act(self, observation: dict, info: dict) -> int:
+        snap = snapshot_of(info)
+        mask = observation["action_mask"]
+        seat = snap["current_player"]
+        me = snap["players"][seat]
+        hand = hand_counts(me)
+        coin = COIN_VALUE * min(1.0, snap["deck_size"] / END_OF_GAME_DECK) + 0.02
+        phase = snap["phase"]
+        if phase == "draw":
+            return self._draw_or_stop(snap, me, hand, mask, coin)
+        if phase == "auction":
+            return self._bid(snap, me, hand, mask, coin)
+        if phase == "pay":
+            return self._pay(hand, mask)
+        return self._buy(snap, me, hand, mask, coin)
+
+    # ------------------------------------------------------------------ draw phase
+
+    def _draw_or_stop(self, snap, me, hand, mask, coin) -> int:
+        if not (mask[STOP_NUMBERS] or mask[STOP_CURRENCY]):
+            return DRAW
+        numbers = [C.parse(c) for c in snap["tableau"] if not c.startswith("$")]
+        currency = snap["currency_total"]
+        net = snap["net_total"]
+        others = snap["num_players"] - 1
+        base = worth(hand)
+        number_cache: dict[int, float] = {}
+
+        def take_numbers(extra: int | None) -> float:
+            if extra not in number_cache:
+                new = list(hand)
+                for card in numbers + ([extra] if extra is not None else []):
+                    new[card] += 1
+                number_cache[extra] = worth(new) - base
+            return number_cache[extra]
+
+        def stop_value(extra_number: int | None, cur: int, legal_n: bool, legal_c: bool) -> float:
+            # Giving coins to the others matters less the more of them there are.
+            give = cur * coin / max(1, others) ** 0.5
+            options = []
+            if legal_n:
+                options.append(take_numbers(extra_number) - give)
+            if legal_c:
+                options.append((min(MAX_COINS, me["coins"] + cur) - me["coins"]) * coin)
+            return max(options)
+
+        stops = {}
+        if mask[STOP_NUMBERS]:
+            stops[STOP_NUMBERS] = stop_value(None, currency, True, False)
+        if mask[STOP_CURRENCY]:
+            stops[STOP_CURRENCY] = stop_value(None, currency, False, True)
+        best_stop = max(stops, key=stops.get)
+        now = stops[best_stop]
+        if not mask[DRAW]:
+            return best_stop
+        deck = snap["deck"]
+        total = sum(deck.values())
+        expected = 0.0
+        for name, count in deck.items():
+            card = C.parse(name)
+            if C.is_wild(card):
+                value = now
+            elif C.is_number(card):
+                if net + C.number(card) > BUST_LIMIT:
+                    value = BUST_TOKEN_VALUE * coin - currency * coin / max(1, others) ** 0.5
+                else:
+                    value = stop_value(card, currency, True, currency > 0)
+            else:
+                amount = C.currency_value(card)
+                if currency + amount > BUST_LIMIT:
+                    value = BUST_TOKEN_VALUE * coin
+                else:
+                    value = stop_value(None, currency + amount, bool(numbers), True)
+            expected += count * value
+        return DRAW if expected / total > now else best_stop
+
+    # ------------------------------------------------------------------ auctions and buys
+
+    def _money(self, me, hand) -> int:
+        """What can be paid without touching a card that scores or promises."""
+        duplicates = sum(k - 1 for k in hand if k > 1)
+        return me["coins"] + BUST_TOKEN_VALUE * me["bust_tokens"] + duplicates
+
+    def _bid(self, snap, me, hand, mask, coin) -> int:
+        bids = np.flatnonzero(mask[BID_BASE + 1 :])
+        if bids.size == 0:
+            return PASS
+        lowest = int(bids[0]) + 1
+        wild = C.parse(snap["auction"]["card"])
+        new = list(hand)
+        new[wild] += 1
+        gain = worth(new) - worth(hand)
+        if lowest <= self._money(me, hand) and lowest * coin < gain:
+            return BID_BASE + lowest
+        return PASS
+
+    def _buy(self, snap, me, hand, mask, coin) -> int:
+        money = self._money(me, hand)
+        base = worth(hand)
+        best, best_gain = PASS, 0.0
+        if snap["phase"] == "bust":
+            best_gain = BUST_TOKEN_VALUE * coin  # passing takes the bust token
+        for action in np.flatnonzero(mask[FIRST_BUY : FIRST_BUY + C.NUM_NUMBER_CARDS]):
+            card = int(action)
+            price = C.number(card)
+            if price > money:
+                continue
+            new = list(hand)
+            new[card] += 1
+            gain = worth(new) - base - price * coin
+            if gain > best_gain:
+                best, best_gain = FIRST_BUY + card, gain
+        return best
+
+    # ------------------------------------------------------------------ manual payment
+
+    def _pay(self, hand, mask) -> int:
+        cards = [int(c) for c in np.flatnonzero(mask[FIRST_PAY_CARD : BID_BASE + 1])]
+        duplicates = [c for c in cards if hand[c] > 1]
+        if duplicates:
+            return FIRST_PAY_CARD + duplicates[0]
+        if mask[PAY_COIN]:
+            return PAY_COIN
+        if mask[PAY_BUST]:
+            return PAY_BUST
+        before = score_counts(hand)
+
+        def loss(card):
+            hand[card] -= 1
+            lost = before - score_counts(hand)
+            hand[card] += 1
+            return lost
+
+        return FIRST_PAY_CARD + min(cards, key=loss)

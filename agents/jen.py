@@ -1,0 +1,78 @@
+"""``JenAgent``: JEN, the rulebook's solitaire opponent, as a player for any seat.
+
+Her decisions come from :func:`ten_env.jen.decide`, the same function the engine
+uses to play her in the solitaire game; this agent only gathers what she looks
+at from the snapshot. In a normal game she plays the normal rules (she can bust
+on numbers) with her habits: draw until the net total reaches her level, take
+the numbers, never buy, and bid as she does (bidding first, she offers the
+richest other player's money, or the minimum bid; after others, one more than
+the high bid). When paying by hand she pays coins, then bust tokens, then
+duplicates, then other cards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ten_env import jen
+from ten_env.actions import BID_BASE, FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
+from ten_env.rules import JEN_LEVELS
+
+from .base import Agent, hand_counts, snapshot_of, wealth
+
+
+class JenAgent(Agent):
+    def __init__(self, level: int = 4):
+        if isinstance(level, bool) or level not in JEN_LEVELS:
+            raise ValueError(f"JEN's level must be an integer from 4 to 10, got {level!r}")
+        self.level = level
+        self.name = f"jen:{level}"
+
+    def __repr__(self):
+        return f"JenAgent({self.level})"
+
+    def view(self, snapshot: dict) -> jen.JenView:
+        """What JEN looks at, read from a snapshot in which she is to act."""
+        seat, n = snapshot["current_player"], snapshot["num_players"]
+        rules = snapshot["rules"]
+        solitaire = rules["jen_level"] is not None
+        players = snapshot["players"]
+        auction = snapshot["auction"] or {}
+        return jen.JenView(
+            phase=snapshot["phase"],
+            level=self.level,
+            net_total=snapshot["net_total"],
+            can_draw=snapshot["deck_size"] > 0,
+            first_to_bid=snapshot["phase"] == "auction" and seat == (snapshot["active_player"] + 1) % n,
+            rival_wealth=max(wealth(p, solitaire) for s, p in enumerate(players) if s != seat),
+            own_wealth=wealth(players[seat], solitaire),
+            high_bid=auction.get("high_bid", 0),
+            min_bid=5 if solitaire else 1,
+            max_bid=rules["max_bid"],
+        )
+
+    def act(self, observation: dict, info: dict) -> int:
+        snapshot = snapshot_of(info)
+        mask = observation["action_mask"]
+        if snapshot["phase"] == "pay":
+            return _pay_like_jen(mask, hand_counts(snapshot["players"][snapshot["current_player"]]))
+        action = jen.decide(self.view(snapshot))
+        if mask[action]:
+            return action
+        # Normal rules can forbid her choice: no number card to take at the end of the
+        # deck, or a bid she cannot make. Then the nearest legal habit.
+        for fallback in (STOP_NUMBERS, STOP_CURRENCY):
+            if mask[fallback]:
+                return fallback
+        return int(np.flatnonzero(mask)[0])  # pass (buy, auction) or draw
+
+
+def _pay_like_jen(mask, hand) -> int:
+    """Coins, then bust tokens, then duplicates, then any card."""
+    if mask[PAY_COIN]:
+        return PAY_COIN
+    if mask[PAY_BUST]:
+        return PAY_BUST
+    cards = [int(c) for c in np.flatnonzero(mask[FIRST_PAY_CARD : BID_BASE + 1])]
+    duplicates = [c for c in cards if hand[c] > 1]
+    return FIRST_PAY_CARD + (duplicates or cards)[0]

@@ -1,0 +1,74 @@
+"""``PolicyAgent``: plays a trained stable-baselines3 / sb3-contrib model.
+
+Actions are masked and deterministic. torch and the RL libraries are imported
+only when a model is loaded, so the rest of the project never needs them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ten_env import observation as O
+
+from .base import Agent
+
+PRETRAINED_DIR = Path(__file__).parent / "pretrained"
+
+
+class PolicyAgent(Agent):
+    """A trained MaskablePPO model (a ``.zip`` saved by sb3-contrib).
+
+    Raises ``ValueError`` with a clear message if the file is missing, is not a
+    model, or was trained for another observation size.
+    """
+
+    def __init__(self, path: str | Path, name: str | None = None):
+        path = Path(path)
+        if not path.exists() and path.suffix != ".zip" and path.with_suffix(".zip").exists():
+            path = path.with_suffix(".zip")
+        if not path.is_file():
+            raise ValueError(f"model file {str(path)!r} does not exist")
+        try:
+            from sb3_contrib import MaskablePPO
+        except ImportError:
+            raise ValueError(
+                "loading a model needs the training extra: pip install -e '.[train]'"
+            ) from None
+        try:
+            self.model = MaskablePPO.load(str(path), device="cpu")
+        except Exception as exc:  # a zip of the wrong kind fails in many ways inside SB3
+            raise ValueError(f"{str(path)!r} is not a MaskablePPO model file: {exc}") from None
+        shape = getattr(self.model.observation_space, "shape", None)
+        if shape != (O.SIZE,):
+            raise ValueError(
+                f"model {str(path)!r} was trained for observations of shape {shape}, "
+                f"but ten_env observations have shape ({O.SIZE},): it was made for another "
+                f"version of the environment"
+            )
+        self.path = path
+        self.name = name or path.stem
+
+    @classmethod
+    def pretrained(cls, name: str) -> "PolicyAgent":
+        """A model shipped with the project, by name (e.g. ``"ppo-jen"``)."""
+        path = PRETRAINED_DIR / f"{name}.zip"
+        if not path.is_file():
+            known = sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip"))
+            raise ValueError(f"no pretrained model {name!r}; available: {', '.join(known) or 'none'}")
+        return cls(path, name=name)
+
+    def __repr__(self):
+        return f"PolicyAgent({str(self.path)!r})"
+
+    def act(self, observation: dict, info: dict | None = None) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        n_actions = self.model.action_space.n
+        if mask.shape != (n_actions,):
+            raise ValueError(
+                f"model {self.name!r} has {n_actions} actions but the game has {mask.shape[0]} "
+                f"(a different max_bid)"
+            )
+        action, _ = self.model.predict(observation["observation"], action_masks=mask, deterministic=True)
+        return int(action)

@@ -1,0 +1,32 @@
+"""Agents by name, as the command line spells them: ``random``, ``heuristic``,
+``jen:7``, a pretrained model's name (``ppo-jen``) or a model file path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .heuristic import HeuristicAgent
+from .jen import JenAgent
+from .policy import PRETRAINED_DIR, PolicyAgent
+from .random_agent import RandomAgent
+
+NAMES_HELP = "random, heuristic, jen:4 .. jen:10, a pretrained model name, or a model .zip path"
+
+
+def make_agent(spec: str, seed: int | None = None):
+    """The agent named by ``spec``; ``ValueError`` naming the allowed forms otherwise."""
+    spec = spec.strip()
+    if spec == "random":
+        return RandomAgent(seed)
+    if spec == "heuristic":
+        return HeuristicAgent()
+    if spec == "jen" or spec.startswith("jen:"):
+        level = spec.partition(":")[2]
+        if not level.isdigit() or int(level) not in range(4, 11):
+            raise ValueError(f"agent {spec!r}: JEN needs a level from 4 to 10, as in jen:7")
+        return JenAgent(int(level))
+    if (PRETRAINED_DIR / f"{spec}.zip").is_file():
+        return PolicyAgent.pretrained(spec)
+    if spec.endswith(".zip") or Path(spec).exists():
+        return PolicyAgent(spec)
+    raise ValueError(f"unknown agent {spec!r}; use {NAMES_HELP}")

@@ -1,0 +1,74 @@
+"""``play_games``: seeded games between agents, seats rotated, results tallied."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ten_env import Game, Rules
+from ten_env import observation as O
+
+
+@dataclass
+class Results:
+    """Per-agent tallies over the games played (index = position in the agents list)."""
+
+    games: int = 0
+    wins: list = field(default_factory=list)  # sole wins
+    shared_wins: list = field(default_factory=list)
+    total_scores: list = field(default_factory=list)
+    margins: list = field(default_factory=list)  # summed: own score - best other score
+
+    @property
+    def mean_scores(self) -> list[float]:
+        return [s / self.games for s in self.total_scores] if self.games else []
+
+    @property
+    def win_rates(self) -> list[float]:
+        return [w / self.games for w in self.wins] if self.games else []
+
+    @property
+    def mean_margins(self) -> list[float]:
+        return [m / self.games for m in self.margins] if self.games else []
+
+
+def play_game(game: Game, players: list) -> None:
+    """Play ``game`` to the end; ``players[seat]`` is a policy (callable or agent)."""
+    while not game.is_over:
+        seat = game.current_player
+        observation = {"observation": O.encode(game, seat), "action_mask": O.action_mask(game, seat)}
+        player = players[seat]
+        act = player.act if hasattr(player, "act") else player
+        game.act(act(observation, {"snapshot": game.snapshot(), "seat": seat}))
+
+
+def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int = 0) -> Results:
+    """Play ``n`` games; game ``i`` uses deck seed ``seed + i`` and seats rotated by ``i``.
+
+    ``agents`` has one agent per seat (``num_players`` of them), or exactly one in
+    the solitaire game (it plays seat 0 against the engine's JEN; JEN's results
+    are then not tallied).
+    """
+    rules = Rules() if rules is None else rules
+    seats = 1 if rules.solitaire else rules.num_players
+    if len(agents) != seats:
+        raise ValueError(f"play_games needs {seats} agent(s) for these rules, got {len(agents)}")
+    k = len(agents)
+    results = Results(wins=[0] * k, shared_wins=[0] * k, total_scores=[0] * k, margins=[0] * k)
+    for i in range(n):
+        order = [(j + i) % k for j in range(k)]  # order[seat] = index of the agent in that seat
+        for j, agent in enumerate(agents):
+            if hasattr(agent, "reset"):
+                agent.reset(seed=seed + i + 1000003 * j)
+        game = Game(rules, seed=seed + i)
+        play_game(game, [agents[a] for a in order])
+        scores, winners = game.scores(), game.winners()
+        for seat, a in enumerate(order):
+            if seat in winners:
+                if len(winners) == 1:
+                    results.wins[a] += 1
+                else:
+                    results.shared_wins[a] += 1
+            results.total_scores[a] += scores[seat]
+            results.margins[a] += scores[seat] - max(s for t, s in enumerate(scores) if t != seat)
+        results.games += 1
+    return results
