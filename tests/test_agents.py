@@ -1,0 +1,105 @@
+"""Scripted agents: JEN agrees with the engine's JEN; the heuristic is clearly stronger."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import HeuristicAgent, JenAgent, RandomAgent, play_games
+from agents.registry import make_agent
+from ten_env import Game, Rules, jen
+from ten_env import observation as O
+
+
+@pytest.mark.parametrize("level", [4, 7, 10])
+def test_jen_agent_agrees_with_the_engines_jen(level, monkeypatch):
+    """Every decision the engine takes for JEN, the agent takes too, from the snapshot."""
+    agent = JenAgent(level)
+    compared = []
+    original = Game._jen_view
+
+    def spy(game):
+        view = original(game)
+        observation = {"observation": O.encode(game, 1), "action_mask": O.action_mask(game, 1)}
+        compared.append((jen.decide(view), agent.act(observation, {"snapshot": game.snapshot()})))
+        return view
+
+    monkeypatch.setattr(Game, "_jen_view", spy)
+    rng = np.random.default_rng(level)
+    for seed in range(15):
+        game = Game(Rules(jen_level=level), seed=seed)
+        while not game.is_over:
+            game.act(int(rng.choice(game.legal_actions())))
+    assert len(compared) > 300
+    assert all(engine == mine for engine, mine in compared)
+    assert any(engine >= 92 for engine, _ in compared)  # her bids were compared too
+
+
+def test_play_games_rotates_seats_and_tallies():
+    results = play_games([RandomAgent(1), RandomAgent(2), RandomAgent(3)], Rules(num_players=3), n=12, seed=5)
+    assert results.games == 12
+    assert sum(results.wins) + sum(results.shared_wins) >= 12
+    assert all(len(t) == 3 for t in (results.wins, results.total_scores, results.margins))
+    again = play_games([RandomAgent(1), RandomAgent(2), RandomAgent(3)], Rules(num_players=3), n=12, seed=5)
+    assert again == results
+
+
+def test_heuristic_beats_random_and_jen4_clearly():
+    vs_random = play_games([HeuristicAgent(), RandomAgent(0)], Rules(num_players=2), n=150, seed=0)
+    assert vs_random.win_rates[0] > 0.9
+    vs_jen = play_games([HeuristicAgent(), JenAgent(4)], Rules(num_players=2), n=150, seed=1000)
+    assert vs_jen.win_rates[0] > 0.8
+    solo = play_games([HeuristicAgent()], Rules(jen_level=4), n=150, seed=2000)
+    random_solo = play_games([RandomAgent(0)], Rules(jen_level=4), n=150, seed=2000)
+    assert solo.win_rates[0] > random_solo.win_rates[0] + 0.3
+
+
+def test_make_agent_names():
+    assert isinstance(make_agent("random"), RandomAgent)
+    assert isinstance(make_agent("heuristic"), HeuristicAgent)
+    assert make_agent("jen:7").level == 7
+    for bad in ("jen:11", "jen:x", "alphago", "missing_model.zip"):
+        with pytest.raises(ValueError, match="jen|unknown agent|does not exist"):
+            make_agent(bad)
+
+
+def test_policy_agent_errors(tmp_path):
+    from agents import PolicyAgent
+
+    with pytest.raises(ValueError, match="does not exist"):
+        PolicyAgent(tmp_path / "nope.zip")
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a MaskablePPO model"):
+        PolicyAgent(junk)
+
+
+def test_policy_agent_plays_and_checks_observation_size(tmp_path):
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    import ten_env
+    from agents import PolicyAgent
+
+    model = MaskablePPO("MlpPolicy", ten_env.SoloEnv(jen_level=4), n_steps=64, batch_size=32)
+    model.save(tmp_path / "tiny.zip")
+    agent = PolicyAgent(tmp_path / "tiny.zip")
+    results = play_games([agent], Rules(jen_level=4), n=2)
+    assert results.games == 2
+
+    class Smaller(gymnasium.Env):
+        observation_space = gymnasium.spaces.Box(0, 1, (10,))
+        action_space = gymnasium.spaces.Discrete(132)
+
+        def reset(self, *, seed=None, options=None):
+            return np.zeros(10, dtype=np.float32), {}
+
+        def step(self, action):
+            return np.zeros(10, dtype=np.float32), 0.0, True, False, {}
+
+        def action_masks(self):
+            return np.ones(132, dtype=bool)
+
+    MaskablePPO("MlpPolicy", Smaller(), n_steps=64, batch_size=32).save(tmp_path / "other.zip")
+    with pytest.raises(ValueError, match=r"shape \(10,\).*another"):
+        PolicyAgent(tmp_path / "other.zip")

@@ -1,0 +1,248 @@
+"""The PettingZoo AEC environment: PettingZoo's own checks, the observation table,
+rewards, bad input."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import ten_env
+from ten_env import Game, Rules
+from ten_env import cards as C
+from ten_env import observation as O
+
+CONFIGS = [
+    dict(num_players=2),
+    dict(num_players=3),
+    dict(num_players=4),
+    dict(num_players=5),
+    dict(num_players=3, bust_buy=True),
+    dict(num_players=4, payment="manual"),
+    dict(jen_level=4),
+    dict(jen_level=10, payment="manual", bust_buy=True),
+]
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS, ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
+def test_pettingzoo_api_seed_and_render(kwargs, capsys):
+    api_test(ten_env.env(**kwargs), num_cycles=1000, verbose_progress=False)
+    seed_test(lambda **extra: ten_env.env(**kwargs, **extra), num_cycles=200)
+    render_test(lambda render_mode=None: ten_env.env(render_mode=render_mode, **kwargs))
+
+
+def test_agents_and_spaces():
+    env = ten_env.env(num_players=4)
+    env.reset(seed=0)
+    assert env.agents == ["player_0", "player_1", "player_2", "player_3"]
+    solo = ten_env.env(jen_level=7)
+    solo.reset(seed=0)
+    assert solo.agents == ["player_0"]
+    space = env.observation_space("player_0")
+    assert space["observation"].shape == (O.SIZE,) == solo.observation_space("player_0")["observation"].shape
+    assert env.action_space("player_0").n == 132
+    assert env.unwrapped.metadata["name"] == "ten_v0"
+    assert env.unwrapped.metadata["is_parallelizable"] is False
+
+
+def test_registered_with_pettingzoo_and_gymnasium():
+    import gymnasium
+    from pettingzoo import make
+
+    env = make("aec", "ten_env/ten-v0", num_players=3)
+    env.reset(seed=1)
+    assert env.agents == ["player_0", "player_1", "player_2"]
+    solo = gymnasium.make("ten_env/TenSolo-v0", jen_level=6)
+    obs, info = solo.reset(seed=1)
+    assert obs.shape == (O.SIZE,) and info["action_mask"].any()
+
+
+def test_action_table_round_trip():
+    env = ten_env.env(num_players=2)
+    raw = env.unwrapped
+    for action in range(raw.action_space("player_0").n):
+        assert raw.action_id(raw.action_name(action)) == action
+    assert raw.action_name(0) == "draw"
+    assert raw.action_id("buy_G3") == 4 + C.parse("G3")
+    assert raw.action_id("bid_1") == 92
+
+
+def test_stacked_deck_through_reset_options():
+    env = ten_env.raw_env(num_players=2)
+    env.reset(seed=0, options={"deck": ["B3", "$2", "G4", "O5", "P6", "B7"]})
+    snapshot = env.infos["player_0"]["snapshot"]
+    assert snapshot["tableau"] == ["B3"]  # the first draw is forced
+    assert snapshot["deck_size"] == 5
+
+
+def test_raw_env_rejects_an_illegal_action_and_changes_nothing():
+    env = ten_env.raw_env(num_players=2)
+    env.reset(seed=3, options={"deck": ["B3", "$2", "G4", "O5", "P6", "B7"]})
+    before = env.game.clone()
+    with pytest.raises(ValueError, match=r"buy_G3.*draw phase.*legal: draw, stop_numbers"):
+        env.step(env.unwrapped.action_id("buy_G3"))
+    assert env.game == before
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(500)
+    assert env.game == before
+
+
+def test_wrapped_env_terminates_on_an_illegal_action():
+    env = ten_env.env(num_players=2)
+    env.reset(seed=3, options={"deck": ["B3", "$2", "G4", "O5", "P6", "B7"]})
+    env.step(env.unwrapped.action_id("buy_G3"))  # PettingZoo logs a warning and ends the game
+    assert all(env.terminations.values())
+    assert env.rewards["player_0"] == -1
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(num_players=6), "num_players must be an integer from 2 to 5"),
+        (dict(players=3), "unknown argument.*players.*allowed: num_players"),
+        (dict(reward="points"), "reward must be 'win' or 'margin'"),
+        (dict(render_mode="rgb_array"), "render_mode must be None, 'ansi' or 'human'"),
+        (dict(jen_level=11), "jen_level must be None or an integer from 4 to 10"),
+    ],
+)
+def test_bad_arguments_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ten_env.env(**kwargs)
+
+
+def _play_randomly(env, seed):
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return env
+
+
+def test_win_rewards_sum_sensibly():
+    for seed in range(10):
+        env = ten_env.raw_env(num_players=3)
+        env.reset(seed=seed)
+        game_rewards = {}
+        rng = np.random.default_rng(seed)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                game_rewards[agent] = reward
+                env.step(None)
+            else:
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        winners = env.game.winners()
+        for seat in range(3):
+            expected = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+            assert game_rewards[f"player_{seat}"] == expected
+
+
+def test_margin_rewards_are_scaled_score_differences():
+    env = ten_env.raw_env(num_players=2, reward="margin")
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    finals = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            finals[agent] = reward
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    s0, s1 = env.game.scores()
+    assert finals["player_0"] == pytest.approx(np.clip((s0 - s1) / 20, -1, 1))
+    assert finals["player_1"] == pytest.approx(np.clip((s1 - s0) / 20, -1, 1))
+
+
+def _check_observation(game: Game, seat: int):
+    """Every documented index of the observation against the snapshot."""
+    obs = O.encode(game, seat)
+    snap = game.snapshot()
+    n = snap["num_players"]
+    assert obs.shape == (O.SIZE,) and obs.dtype == np.float32
+    low, high = O.space_bounds()
+    assert np.all(obs >= low) and np.all(obs <= high)
+    for k in range(O.MAX_SEATS):
+        block = obs[k * O.SEAT_SIZE : (k + 1) * O.SEAT_SIZE]
+        if k >= n:
+            assert not block.any()
+            continue
+        s = (seat + k) % n
+        player = snap["players"][s]
+        assert block[0] == 1
+        assert block[1] == (s == snap["active_player"])
+        assert block[2] == (s == snap["current_player"])
+        assert block[4] == pytest.approx(player["coins"] / 10)
+        assert block[5] == pytest.approx(player["bust_tokens"] / 3)
+        assert block[6] == pytest.approx(player["score"] / 40)
+        assert block[7] == pytest.approx(len(player["cards"]) / 20)
+        held = {C.NAMES[c]: int(block[8 + c]) for c in range(C.NUM_OWNABLE) if block[8 + c]}
+        assert held == {name: player["cards"].count(name) for name in set(player["cards"])}
+    market = {C.NAMES[c]: int(obs[O.MARKET + c]) for c in range(36) if obs[O.MARKET + c]}
+    assert market == {name: snap["market"].count(name) for name in set(snap["market"])}
+    tableau_numbers = [c for c in snap["tableau"] if not c.startswith("$")]
+    assert obs[O.TABLEAU : O.TABLEAU + 36].sum() == len(tableau_numbers)
+    assert obs[O.NET_TOTAL] == pytest.approx(snap["net_total"] / 10)
+    assert obs[O.CURRENCY_TOTAL] == pytest.approx(snap["currency_total"] / 10)
+    deck = {C.NAMES[c]: int(obs[O.DECK + c]) for c in range(C.NUM_CARD_TYPES) if obs[O.DECK + c]}
+    assert deck == snap["deck"]
+    assert obs[O.DECK_SIZE] == pytest.approx(snap["deck_size"] / 129)
+    phases = ["draw", "auction", "buy", "bust", "final_buy", "pay", "over"]
+    assert obs[O.PHASE : O.PHASE + 7].tolist() == [float(p == snap["phase"]) for p in phases]
+    if snap["auction"]:
+        wild = C.parse(snap["auction"]["card"])
+        assert obs[O.AUCTION_CARD + wild - 36] == 1
+        assert obs[O.HIGH_BID] == pytest.approx(snap["auction"]["high_bid"] / snap["rules"]["max_bid"])
+    else:
+        assert not obs[O.AUCTION_CARD : O.HIGH_BIDDER + 5].any()
+    assert obs[O.PLAYER_COUNT + n - 2] == 1
+    assert obs[O.SOLITAIRE] == (snap["jen_level"] is not None)
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS[:5] + CONFIGS[6:7])
+def test_observation_matches_snapshot_on_random_states(kwargs):
+    rules = Rules(**kwargs)
+    rng = random.Random(1)
+    checked = 0
+    for seed in range(6):
+        game = Game(rules, seed=seed)
+        while not game.is_over:
+            if rng.random() < 0.2:
+                for seat in range(game.num_players):
+                    _check_observation(game, seat)
+                    checked += 1
+            game.act(rng.choice(game.legal_actions()))
+        _check_observation(game, 0)
+    assert checked > 50
+
+
+def test_mask_is_zero_for_agents_not_to_act():
+    env = ten_env.raw_env(num_players=3)
+    env.reset(seed=2)
+    for agent in env.agents:
+        mask = env.observe(agent)["action_mask"]
+        if agent == env.agent_selection:
+            assert mask.sum() == len(env.game.legal_actions()) > 1
+        else:
+            assert not mask.any()
+
+
+def test_infos_carry_the_snapshot_of_that_moment():
+    env = ten_env.raw_env(num_players=2)
+    env.reset(seed=4)
+    info = env.infos[env.agent_selection]
+    expected = env.game.snapshot()
+    env.step(env.game.legal_actions()[0])  # the game moves on; the old snapshot must not
+    assert dict(info["snapshot"]) == expected
+    assert info["legal_actions"] == expected["legal_actions"]
+
+
+def test_ansi_render_shows_the_table():
+    env = ten_env.raw_env(num_players=2, render_mode="ansi")
+    env.reset(seed=0, options={"deck": ["B3", "G4", "$2", "O5", "P6", "B7"]})
+    text = env.render()
+    assert "tableau: B3" in text and "deck 5" in text and "player 1" in text
+    assert "to act: player 0" in text
