@@ -17,6 +17,7 @@ ends the episode with reward -1 (or, with ``illegal="raise"``, raises
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, Sequence
 
 import gymnasium
@@ -75,6 +76,7 @@ class SingleAgentEnv(gymnasium.Env):
                 + (" in the solitaire game (the engine plays JEN)" if self.rules.solitaire else "")
                 + f", got {len(opponents)}"
             )
+        self.opponent_agents = list(opponents)
         self.opponents = [as_policy(o) for o in opponents]
         if seat is not None and (isinstance(seat, bool) or seat not in range(seats)):
             raise ValueError(f"seat must be None or an integer from 0 to {seats - 1}, got {seat!r}")
@@ -102,6 +104,9 @@ class SingleAgentEnv(gymnasium.Env):
             if unknown:
                 raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: deck")
             deck = options.get("deck")
+        for agent in self.opponent_agents:
+            if hasattr(agent, "reset"):  # e.g. to pick a new policy from a pool for this game
+                agent.reset(seed=int(self.np_random.integers(2**31)))
         while True:
             seats = 1 if self.rules.solitaire else self.rules.num_players
             self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(seats))
@@ -192,3 +197,7 @@ class SoloEnv(SingleAgentEnv):
             )
         super().__init__(Rules(num_players=2, jen_level=jen_level, **rules), opponents=(), seat=0,
                          reward=reward, render_mode=render_mode, illegal=illegal)
+
+    def set_jen_level(self, level: int) -> None:
+        """Play the following games against JEN at ``level`` (for curricula)."""
+        self.rules = dataclasses.replace(self.rules, jen_level=level)

@@ -1,0 +1,277 @@
+"""Training configs: a YAML file that fully describes a run, checked before anything runs.
+
+Sections (every key optional except where noted; unknown keys are errors):
+
+```yaml
+rules:            # the game, as ten_env.Rules (without jen_level: see opponents)
+  num_players: 2
+  bust_buy: false
+  payment: auto
+  max_bid: 40
+opponents:        # who the learner plays against: one of three kinds
+  kind: jen       # jen: the solitaire game against JEN (needs num_players 2)
+  jen_level: 4
+  curriculum:     # optional: climb levels when the rolling win rate passes a threshold
+    threshold: 0.55
+    window: 300
+    max_level: 10
+  # kind: scripted  -> agents: [heuristic, jen:5]   (one per other seat)
+  # kind: selfplay  -> pool_size, snapshot_every, scripted, scripted_share
+algorithm:        # MaskablePPO (sb3-contrib) and its hyperparameters
+  learning_rate: 0.0003
+  n_steps: 1024
+  batch_size: 256
+  n_epochs: 5
+  gamma: 1.0
+  gae_lambda: 0.95
+  clip_range: 0.2
+  ent_coef: 0.01
+  vf_coef: 0.5
+  net_arch: [256, 256]
+train:
+  total_steps: 200000
+  n_envs: 4
+  vec_env: dummy  # or subproc (one process per env)
+  seed: 0
+  reward: win     # or margin
+  checkpoint_every: 50000
+evaluation:
+  every: 50000    # periodic evaluation on fixed seeds (0: never)
+  games: 100
+  opponents: [heuristic, jen:7]   # normal games: one matchup per agent (all other seats)
+  final_levels: "4-10"            # JEN ladder at the end (kind jen; "" to skip)
+  final_games: 200
+output:
+  dir: runs/quick
+```
+
+``load_config(path, overrides)`` reads a file, applies ``--set key=value``
+overrides (dotted keys, YAML values) and returns a validated :class:`Config`;
+every problem is reported as ``ValueError`` with one line per key, naming it and
+what is allowed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from agents.registry import NAMES_HELP
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RulesConfig(_Section):
+    num_players: int = Field(2, ge=2, le=5)
+    bust_buy: bool = False
+    payment: Literal["auto", "manual"] = "auto"
+    max_bid: int = Field(40, ge=5, le=200)
+    deck_file: str | None = None
+
+
+class Curriculum(_Section):
+    threshold: float = Field(0.55, gt=0.0, lt=1.0)
+    window: int = Field(300, ge=10)
+    max_level: int = Field(10, ge=4, le=10)
+
+
+class JenOpponents(_Section):
+    kind: Literal["jen"]
+    jen_level: int = Field(4, ge=4, le=10)
+    curriculum: Curriculum | None = None
+
+
+class ScriptedOpponents(_Section):
+    kind: Literal["scripted"]
+    agents: list[str] = Field(min_length=1, max_length=4)
+
+    @field_validator("agents")
+    @classmethod
+    def _known(cls, names):
+        from agents.registry import make_agent
+
+        for name in names:
+            make_agent(name)  # raises ValueError naming the allowed agents
+        return names
+
+
+class SelfPlayOpponents(_Section):
+    kind: Literal["selfplay"]
+    pool_size: int = Field(5, ge=1, le=50)
+    snapshot_every: int = Field(20000, ge=1)
+    scripted: list[str] = ["heuristic"]
+    scripted_share: float = Field(0.2, ge=0.0, le=1.0)
+
+    @field_validator("scripted")
+    @classmethod
+    def _known(cls, names):
+        return ScriptedOpponents._known(names)
+
+
+Opponents = Annotated[Union[JenOpponents, ScriptedOpponents, SelfPlayOpponents], Field(discriminator="kind")]
+
+
+class AlgorithmConfig(_Section):
+    name: Literal["MaskablePPO"] = "MaskablePPO"
+    learning_rate: float = Field(3e-4, gt=0.0, le=1.0)
+    n_steps: int = Field(1024, ge=8)
+    batch_size: int = Field(256, ge=2)
+    n_epochs: int = Field(5, ge=1, le=100)
+    gamma: float = Field(1.0, gt=0.0, le=1.0)
+    gae_lambda: float = Field(0.95, ge=0.0, le=1.0)
+    clip_range: float = Field(0.2, gt=0.0, le=1.0)
+    ent_coef: float = Field(0.01, ge=0.0, le=1.0)
+    vf_coef: float = Field(0.5, ge=0.0, le=10.0)
+    max_grad_norm: float = Field(0.5, gt=0.0)
+    net_arch: list[Annotated[int, Field(ge=1, le=4096)]] = [256, 256]
+
+
+class TrainConfig(_Section):
+    total_steps: int = Field(200_000, ge=1)
+    n_envs: int = Field(4, ge=1, le=256)
+    vec_env: Literal["dummy", "subproc"] = "dummy"
+    seed: int = Field(0, ge=0)
+    reward: Literal["win", "margin"] = "win"
+    checkpoint_every: int = Field(50_000, ge=1)
+
+
+class EvaluationConfig(_Section):
+    every: int = Field(50_000, ge=0)
+    games: int = Field(100, ge=1)
+    opponents: list[str] = ["heuristic"]
+    final_levels: str = "4-10"
+    final_games: int = Field(200, ge=0)
+
+    @field_validator("opponents")
+    @classmethod
+    def _known(cls, names):
+        return ScriptedOpponents._known(names)
+
+
+class OutputConfig(_Section):
+    dir: str = "runs/run"
+
+
+class Config(_Section):
+    rules: RulesConfig = RulesConfig()
+    opponents: Opponents = JenOpponents(kind="jen")
+    algorithm: AlgorithmConfig = AlgorithmConfig()
+    train: TrainConfig = TrainConfig()
+    evaluation: EvaluationConfig = EvaluationConfig()
+    output: OutputConfig = OutputConfig()
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        kind = self.opponents.kind
+        if kind == "jen" and self.rules.num_players != 2:
+            raise ValueError(
+                f"rules.num_players must be 2 when opponents.kind is jen (the solitaire game), "
+                f"got {self.rules.num_players}"
+            )
+        if kind == "scripted" and len(self.opponents.agents) != self.rules.num_players - 1:
+            raise ValueError(
+                f"opponents.agents must name one agent per other seat: {self.rules.num_players - 1} "
+                f"for rules.num_players={self.rules.num_players}, got {len(self.opponents.agents)}"
+            )
+        curriculum = getattr(self.opponents, "curriculum", None)
+        if curriculum is not None and curriculum.max_level < self.opponents.jen_level:
+            raise ValueError("opponents.curriculum.max_level must be at least opponents.jen_level")
+        if self.algorithm.batch_size > self.algorithm.n_steps * self.train.n_envs:
+            raise ValueError(
+                f"algorithm.batch_size ({self.algorithm.batch_size}) must be at most "
+                f"algorithm.n_steps * train.n_envs ({self.algorithm.n_steps * self.train.n_envs})"
+            )
+        if self.evaluation.final_levels:
+            parse_levels(self.evaluation.final_levels)
+        return self
+
+    def to_dict(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+def parse_levels(text: str) -> list[int]:
+    """JEN levels from "4-10", "4,7,10" or "7"; ValueError naming the allowed forms."""
+    levels = []
+    try:
+        for part in str(text).split(","):
+            lo, _, hi = part.strip().partition("-")
+            levels += list(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        levels = []
+    if not levels or any(level not in range(4, 11) for level in levels):
+        raise ValueError(f"levels {text!r}: use JEN levels 4-10 as a range (4-10), a list (4,7,10) or one (7)")
+    return sorted(set(levels))
+
+
+_SECTIONS = {
+    "": Config, "rules": RulesConfig, "algorithm": AlgorithmConfig, "train": TrainConfig,
+    "evaluation": EvaluationConfig, "output": OutputConfig, "opponents.curriculum": Curriculum,
+}
+_OPPONENT_KINDS = {"jen": JenOpponents, "scripted": ScriptedOpponents, "selfplay": SelfPlayOpponents}
+
+
+def _describe(error) -> str:
+    loc = [str(part) for part in error["loc"] if not str(part).startswith("function-")]
+    kind_model = None
+    if len(loc) > 1 and loc[0] == "opponents" and loc[1] in _OPPONENT_KINDS:
+        kind_model = _OPPONENT_KINDS[loc.pop(1)]  # pydantic puts the kind in the path
+    where = ".".join(loc)
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        parent = where.rpartition(".")[0]
+        model = kind_model if parent == "opponents" and kind_model else _SECTIONS.get(parent)
+        allowed = f"; allowed: {', '.join(model.model_fields)}" if model else ""
+        return f"unknown key {where!r}{allowed}"
+    if kind == "union_tag_invalid" or kind == "union_tag_not_found":
+        return f"{where or 'opponents'}: kind must be one of jen, scripted, selfplay"
+    message = error["msg"].removeprefix("Value error, ")
+    if where and kind != "value_error":
+        return f"{where}: {message} (got {error.get('input')!r})"
+    return f"{where}: {message}" if where else message
+
+
+def validate(data: dict) -> Config:
+    """A :class:`Config` from plain data, or ValueError listing every problem."""
+    if not isinstance(data, dict):
+        raise ValueError("a config must be a YAML mapping of sections (rules, opponents, algorithm, ...)")
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        problems = [_describe(error) for error in exc.errors()]
+        raise ValueError("invalid config: " + "; ".join(problems)) from None
+
+
+def apply_overrides(data: dict, overrides: list[str]) -> dict:
+    """Apply ``key.sub=value`` strings (values read as YAML) to nested config data."""
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {item!r}: expected key=value, e.g. train.total_steps=200000")
+        node = data
+        parts = key.strip().split(".")
+        for part in parts[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ValueError(f"--set {item!r}: {part!r} is not a section")
+            node = child
+        node[parts[-1]] = yaml.safe_load(raw)
+    return data
+
+
+def load_config(path: str | Path, overrides: list[str] = ()) -> Config:
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"config file {str(path)!r} is not valid YAML: {exc}".replace("\n", " ")) from None
+    return validate(apply_overrides(data, list(overrides)))
+
+
+__all__ = ["Config", "load_config", "validate", "apply_overrides", "parse_levels", "NAMES_HELP"]

@@ -1,0 +1,361 @@
+"""``ten train CONFIG.yaml``: MaskablePPO on TEN, from a config file (see :mod:`train.config`).
+
+What a run leaves in its output folder::
+
+    config.yaml        the resolved config (with every default written out)
+    meta.json          package versions, seed, start time
+    model.zip          the final policy (load it with agents.PolicyAgent)
+    checkpoints/       step_<N>.zip and state.json (for --resume)
+    pool/              self-play: the learner's past policies
+    tb/                TensorBoard logs: ten/win_rate, ten/margin, ten/episode_length,
+                       ten/jen_level, ten/eval_win_rate, and SB3's own
+    eval/              the final evaluation (report.json, ladder.png)
+
+torch, stable-baselines3 and sb3-contrib are imported here only.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+import ten_env
+from agents import play_games
+from agents.base import Agent
+from agents.registry import make_agent
+from ten_env import Rules
+
+from .config import Config, parse_levels
+
+STATE = "state.json"
+
+
+# ---------------------------------------------------------------------------- opponents
+
+
+class PoolOpponent(Agent):
+    """Self-play opponent: each game, one of the learner's past policies from ``pool_dir``,
+    or (with probability ``scripted_share``, or while the pool is empty) a scripted agent."""
+
+    name = "pool"
+
+    def __init__(self, pool_dir: str, scripted: list[str], scripted_share: float, seed: int = 0):
+        self.pool_dir = Path(pool_dir)
+        self.scripted = [make_agent(name, seed=seed) for name in scripted] or [make_agent("random", seed)]
+        self.share = scripted_share
+        self.rng = np.random.default_rng(seed)
+        self._models: dict[str, object] = {}
+        self.current = self.scripted[0]
+
+    def reset(self, seed: int | None = None) -> None:
+        pool = sorted(self.pool_dir.glob("*.zip"))
+        if not pool or self.rng.random() < self.share:
+            self.current = self.scripted[int(self.rng.integers(len(self.scripted)))]
+            return
+        path = str(pool[int(self.rng.integers(len(pool)))])
+        if path not in self._models:
+            from sb3_contrib import MaskablePPO
+
+            self._models[path] = MaskablePPO.load(path, device="cpu")
+        self.current = _ModelAgent(self._models[path])
+
+    def act(self, observation: dict, info: dict) -> int:
+        return self.current.act(observation, info)
+
+
+class _ModelAgent(Agent):
+    """An in-memory model as an agent (masked, deterministic)."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def act(self, observation: dict, info: dict | None = None) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        action, _ = self.model.predict(observation["observation"], action_masks=mask, deterministic=True)
+        return int(action)
+
+
+# ---------------------------------------------------------------------------- environments
+
+
+def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None):
+    """A picklable factory for environment ``rank`` of the vector env."""
+    rules_kwargs = config.rules.model_dump()
+    opponents = config.opponents
+    reward = config.train.reward
+    seed = config.train.seed * 1000 + rank
+
+    def make():
+        from stable_baselines3.common.monitor import Monitor
+
+        if opponents.kind == "jen":
+            rules = Rules(num_players=2, jen_level=jen_level, **{k: v for k, v in rules_kwargs.items()
+                                                                   if k != "num_players"})
+            env = ten_env.SingleAgentEnv(rules, opponents=(), seat=0, reward=reward)
+        else:
+            rules = Rules(**rules_kwargs)
+            if opponents.kind == "scripted":
+                others = [make_agent(name, seed=seed * 10 + i) for i, name in enumerate(opponents.agents)]
+            else:
+                others = [
+                    PoolOpponent(str(out_dir / "pool"), opponents.scripted, opponents.scripted_share,
+                                 seed=seed * 10 + i)
+                    for i in range(rules.num_players - 1)
+                ]
+            env = ten_env.SingleAgentEnv(rules, opponents=others, reward=reward)
+        return Monitor(env)
+
+    return make
+
+
+def _level_env_method(venv, level: int):
+    venv.env_method("set_jen_level", level)
+
+
+# ---------------------------------------------------------------------------- callbacks
+
+
+def _callbacks(config: Config, out_dir: Path, state: dict):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    opponents = config.opponents
+    curriculum = getattr(opponents, "curriculum", None)
+
+    class TenCallback(BaseCallback):
+        """Game statistics, curriculum, checkpoints, self-play snapshots, periodic evaluation."""
+
+        def __init__(self):
+            super().__init__()
+            window = curriculum.window if curriculum else 200
+            self.results = deque(maxlen=window)
+            self.margins = deque(maxlen=window)
+            self.lengths = deque(maxlen=window)
+            self.next_checkpoint = _next_multiple(state["timesteps"], config.train.checkpoint_every)
+            self.next_eval = _next_multiple(state["timesteps"], config.evaluation.every)
+            every = getattr(opponents, "snapshot_every", 0)
+            self.next_snapshot = _next_multiple(state["timesteps"], every) if every else None
+
+        def _on_step(self) -> bool:
+            for info, done in zip(self.locals["infos"], self.locals["dones"]):
+                if not done or "winners" not in info:
+                    continue
+                seat, scores = info["seat"], info["scores"]
+                self.results.append(1.0 if info["winners"] == [seat] else 0.0)
+                self.margins.append(scores[seat] - max(s for i, s in enumerate(scores) if i != seat))
+                if "episode" in info:
+                    self.lengths.append(info["episode"]["l"])
+            if self.results:
+                self.logger.record("ten/win_rate", float(np.mean(self.results)))
+                self.logger.record("ten/margin", float(np.mean(self.margins)))
+                if self.lengths:
+                    self.logger.record("ten/episode_length", float(np.mean(self.lengths)))
+            if state.get("jen_level") is not None:
+                self.logger.record("ten/jen_level", state["jen_level"])
+                self._climb()
+            steps = self.num_timesteps
+            if self.next_snapshot is not None and steps >= self.next_snapshot:
+                self._snapshot_to_pool()
+                self.next_snapshot += opponents.snapshot_every
+            if config.evaluation.every and steps >= self.next_eval:
+                self._evaluate()
+                self.next_eval += config.evaluation.every
+            if steps >= self.next_checkpoint:
+                save_checkpoint(self.model, out_dir, state, steps)
+                self.next_checkpoint += config.train.checkpoint_every
+            return True
+
+        def _climb(self):
+            if not curriculum or len(self.results) < curriculum.window:
+                return
+            if np.mean(self.results) >= curriculum.threshold and state["jen_level"] < curriculum.max_level:
+                state["jen_level"] += 1
+                _level_env_method(self.training_env, state["jen_level"])
+                self.results.clear()
+                if self.verbose:
+                    print(f"curriculum: JEN level {state['jen_level']}")
+
+        def _snapshot_to_pool(self):
+            pool = out_dir / "pool"
+            pool.mkdir(exist_ok=True)
+            self.model.save(pool / f"step_{self.num_timesteps:010d}.zip")
+            for old in sorted(pool.glob("*.zip"))[: -opponents.pool_size]:
+                old.unlink()
+
+        def _evaluate(self):
+            agent = _ModelAgent(self.model)
+            seed = 1_000_000  # fixed evaluation seeds, apart from the training games
+            if opponents.kind == "jen":
+                rules = Rules(num_players=2, jen_level=state["jen_level"],
+                              **{k: v for k, v in config.rules.model_dump().items() if k != "num_players"})
+                result = play_games([agent], rules, n=config.evaluation.games, seed=seed)
+                self.logger.record("ten/eval_win_rate", result.win_rates[0])
+                self.logger.record("ten/eval_margin", result.mean_margins[0])
+            else:
+                rules = Rules(**config.rules.model_dump())
+                for name in config.evaluation.opponents:
+                    table = [agent] + [make_agent(name, seed=i) for i in range(rules.num_players - 1)]
+                    result = play_games(table, rules, n=config.evaluation.games, seed=seed)
+                    self.logger.record(f"ten/eval_win_rate_vs_{name}", result.win_rates[0])
+                    self.logger.record(f"ten/eval_margin_vs_{name}", result.mean_margins[0])
+
+    return TenCallback()
+
+
+def _next_multiple(steps: int, every: int) -> int:
+    return (steps // every + 1) * every if every else 0
+
+
+# ---------------------------------------------------------------------------- checkpoints
+
+
+def save_checkpoint(model, out_dir: Path, state: dict, steps: int) -> Path:
+    folder = out_dir / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"step_{steps:010d}.zip"
+    model.save(path)
+    state = dict(state, timesteps=steps, checkpoint=path.name)
+    tmp = folder / (STATE + ".tmp")
+    tmp.write_text(json.dumps(state, indent=2))
+    tmp.replace(folder / STATE)  # atomic: an interruption never leaves half a state file
+    return path
+
+
+def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool) -> dict:
+    """Check the output folder and return the run state to start from."""
+    saved = out_dir / "config.yaml"
+    fresh = {"timesteps": 0, "jen_level": getattr(config.opponents, "jen_level", None), "checkpoint": None}
+    if resume:
+        if not saved.is_file():
+            raise ValueError(f"--resume: {str(out_dir)!r} holds no run to resume (no config.yaml)")
+        old = yaml.safe_load(saved.read_text())
+        new = config.to_dict()
+        differs = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k) and k != "train"]
+        old_train = {k: v for k, v in (old.get("train") or {}).items() if k != "total_steps"}
+        new_train = {k: v for k, v in new["train"].items() if k != "total_steps"}
+        if old_train != new_train:
+            differs.append("train")
+        if differs:
+            raise ValueError(
+                f"--resume: {str(out_dir)!r} holds a run with a different config (differs in: "
+                f"{', '.join(differs)}); only train.total_steps may change"
+            )
+        state_file = out_dir / "checkpoints" / STATE
+        if not state_file.is_file():
+            return fresh  # interrupted before its first checkpoint: start again
+        return json.loads(state_file.read_text())
+    if out_dir.exists() and any(out_dir.iterdir()):
+        if not overwrite:
+            what = "a different run" if saved.is_file() and yaml.safe_load(saved.read_text()) != config.to_dict() \
+                else "a run"
+            raise ValueError(
+                f"output folder {str(out_dir)!r} already holds {what}: use --resume to continue it, "
+                f"--overwrite to replace it, or choose another output.dir"
+            )
+        shutil.rmtree(out_dir)
+    return fresh
+
+
+def _write_run_files(config: Config, out_dir: Path):
+    import sb3_contrib
+    import stable_baselines3
+    import torch
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    meta = {
+        "ten_env": ten_env.__version__,
+        "stable_baselines3": stable_baselines3.__version__,
+        "sb3_contrib": sb3_contrib.__version__,
+        "torch": torch.__version__,
+        "seed": config.train.seed,
+        "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    (out_dir / "meta.json").write_text(json.dumps(meta, indent=2))
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+def train(config: Config, resume: bool = False, overwrite: bool = False, progress: bool = True,
+          final_eval: bool = True, verbose: int = 0) -> Path:
+    """Run (or resume) the training a config describes; returns the final model's path."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    out_dir = Path(config.output.dir)
+    state = _prepare_output(config, out_dir, resume, overwrite)
+    if not resume or not (out_dir / "meta.json").exists():
+        _write_run_files(config, out_dir)
+    torch.set_num_threads(1)  # small MLPs: threads cost more than they give, and runs stay reproducible
+    set_random_seed(config.train.seed)
+    fns = [make_env_fn(config, rank, out_dir, state["jen_level"]) for rank in range(config.train.n_envs)]
+    venv = SubprocVecEnv(fns) if config.train.vec_env == "subproc" else DummyVecEnv(fns)
+    venv.seed(config.train.seed + state["timesteps"])
+    algo = config.algorithm
+    if state["checkpoint"]:
+        model = MaskablePPO.load(out_dir / "checkpoints" / state["checkpoint"], env=venv, device="cpu")
+        model.tensorboard_log = str(out_dir / "tb")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv,
+            learning_rate=algo.learning_rate, n_steps=algo.n_steps, batch_size=algo.batch_size,
+            n_epochs=algo.n_epochs, gamma=algo.gamma, gae_lambda=algo.gae_lambda,
+            clip_range=algo.clip_range, ent_coef=algo.ent_coef, vf_coef=algo.vf_coef,
+            max_grad_norm=algo.max_grad_norm, policy_kwargs={"net_arch": list(algo.net_arch)},
+            tensorboard_log=str(out_dir / "tb"), seed=config.train.seed, device="cpu", verbose=verbose,
+        )
+    remaining = config.train.total_steps - state["timesteps"]
+    try:
+        if remaining > 0:
+            model.learn(
+                total_timesteps=remaining, callback=_callbacks(config, out_dir, state),
+                reset_num_timesteps=not state["checkpoint"], progress_bar=progress, tb_log_name="run",
+            )
+    except KeyboardInterrupt:
+        save_checkpoint(model, out_dir, state, model.num_timesteps)
+        venv.close()
+        raise
+    save_checkpoint(model, out_dir, state, model.num_timesteps)
+    final = out_dir / "model.zip"
+    model.save(final)
+    venv.close()
+    if final_eval:
+        final_evaluation(config, final, out_dir)
+    return final
+
+
+def final_evaluation(config: Config, model_path: Path, out_dir: Path) -> dict | None:
+    """The ladder (JEN runs) or the matchups (normal games) of the final model, printed and saved."""
+    from .evaluate import evaluate, format_table, save_report
+
+    ev = config.evaluation
+    if not ev.final_games:
+        return None
+    if config.opponents.kind == "jen":
+        if not ev.final_levels:
+            return None
+        report = evaluate(str(model_path), levels=parse_levels(ev.final_levels), games=ev.final_games, seed=0)
+    else:
+        report = None
+        for name in ev.opponents:
+            part = evaluate(str(model_path), opponents=[name] * (config.rules.num_players - 1),
+                            games=ev.final_games, seed=0)
+            report = part if report is None else _merge_reports(report, part)
+    print(format_table(report))
+    json_path, png_path = save_report(report, out_dir / "eval")
+    print(f"saved {json_path}" + (f" and {png_path}" if png_path else ""))
+    return report
+
+
+def _merge_reports(first: dict, second: dict) -> dict:
+    merged = dict(first)
+    merged["matchups"] = list(first["matchups"]) + list(second["matchups"])
+    return merged
