@@ -153,6 +153,12 @@ class SingleAgentEnv(gymnasium.Env):
             return None
         return text
 
+    def set_jen_level(self, level: int) -> None:
+        """Play the following games of the solitaire game against JEN at ``level`` (for curricula)."""
+        if not self.rules.solitaire:
+            raise ValueError("set_jen_level: this env plays a normal game, not the solitaire game")
+        self.rules = dataclasses.replace(self.rules, jen_level=level)  # Rules checks the level
+
     # ------------------------------------------------------------------ helpers
 
     def _play_opponents(self):
@@ -197,7 +203,3 @@ class SoloEnv(SingleAgentEnv):
             )
         super().__init__(Rules(num_players=2, jen_level=jen_level, **rules), opponents=(), seat=0,
                          reward=reward, render_mode=render_mode, illegal=illegal)
-
-    def set_jen_level(self, level: int) -> None:
-        """Play the following games against JEN at ``level`` (for curricula)."""
-        self.rules = dataclasses.replace(self.rules, jen_level=level)

@@ -1,5 +1,7 @@
 """The ``ten`` command.
 
+- ``ten train CONFIG.yaml``: train an agent from a config file (:mod:`train.trainer`).
+- ``ten eval AGENT``: the JEN ladder or matchups, with honest statistics (:mod:`train.evaluate`).
 - ``ten play``: play against JEN (``--level``) or scripted agents at the terminal.
 - ``ten demo``: watch one game between random players.
 - ``ten bench``: speed of the engine and of the PettingZoo environment.
@@ -44,6 +46,36 @@ def _play(args) -> int:
     return play(rules, opponents, seed=args.seed)
 
 
+def _train(args) -> int:
+    from .config import load_config
+
+    config = load_config(args.config, args.set or [])
+    from .trainer import train
+
+    path = train(config, resume=args.resume, overwrite=args.overwrite, progress=not args.no_progress,
+                 final_eval=not args.no_eval, verbose=args.verbose)
+    print(f"model saved to {path}")
+    return 0
+
+
+def _eval(args) -> int:
+    from .evaluate import run
+
+    return run(args)
+
+
+def add_train_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", help="a YAML config file (see configs/)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="override a config value, e.g. --set train.total_steps=200000 (repeatable)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in the output folder")
+    parser.add_argument("--overwrite", action="store_true", help="replace a run already in the output folder")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-eval", action="store_true", help="skip the final evaluation")
+    parser.add_argument("--verbose", type=int, default=0, choices=(0, 1, 2), help="SB3 verbosity")
+    parser.set_defaults(run=_train)
+
+
 def _bench(args) -> int:
     from .bench import main as bench_main
 
@@ -51,7 +83,7 @@ def _bench(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ten", description="TEN: play, watch, benchmark.")
+    parser = argparse.ArgumentParser(prog="ten", description="TEN: train, evaluate, play, benchmark.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="play a game at the terminal",
@@ -76,6 +108,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="solitaire game against JEN at this level (needs --players 2)")
     demo.set_defaults(run=_demo)
 
+    add_train_arguments(sub.add_parser(
+        "train", help="train an agent from a config file",
+        description="Train MaskablePPO on TEN as a YAML config describes, then evaluate it."))
+
+    from .evaluate import add_arguments as add_eval_arguments  # noqa: E402
+
+    evaluation = sub.add_parser(
+        "eval", help="how strong an agent is: the JEN ladder or matchups",
+        description="Evaluate an agent (a model file, a pretrained name, random, heuristic or jen:N) "
+                    "against the JEN ladder or chosen opponents, with 95%% Wilson intervals.")
+    add_eval_arguments(evaluation)
+    evaluation.set_defaults(run=_eval)
+
     bench = sub.add_parser("bench", help="measure speed against PettingZoo's classic card games")
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
     bench.set_defaults(run=_bench)
@@ -83,7 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return _run_safely(build_parser().parse_args(argv))
+
+
+def _run_safely(args) -> int:
     try:
         return args.run(args)
     except ValueError as exc:  # a mistake in the input: say what, without a traceback

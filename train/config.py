@@ -61,6 +61,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agents.registry import NAMES_HELP
 
+from .evaluate import parse_levels
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -192,20 +194,6 @@ class Config(_Section):
 
     def to_dict(self) -> dict:
         return self.model_dump(mode="json")
-
-
-def parse_levels(text: str) -> list[int]:
-    """JEN levels from "4-10", "4,7,10" or "7"; ValueError naming the allowed forms."""
-    levels = []
-    try:
-        for part in str(text).split(","):
-            lo, _, hi = part.strip().partition("-")
-            levels += list(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        levels = []
-    if not levels or any(level not in range(4, 11) for level in levels):
-        raise ValueError(f"levels {text!r}: use JEN levels 4-10 as a range (4-10), a list (4,7,10) or one (7)")
-    return sorted(set(levels))
 
 
 _SECTIONS = {

@@ -31,7 +31,8 @@ from agents.base import Agent
 from agents.registry import make_agent
 from ten_env import Rules
 
-from .config import Config, parse_levels
+from .config import Config
+from .evaluate import parse_levels
 
 STATE = "state.json"
 

@@ -1,0 +1,259 @@
+"""``train.evaluate``: Wilson intervals, the JEN ladder and matchups on all cores, report files, the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+from agents import HeuristicAgent, play_games
+from agents.registry import make_agent
+from agents.tournament import play_game
+from ten_env import Game, Rules
+from train import evaluate as E
+
+
+def wilson_by_hand(wins, n, confidence=0.95):
+    """The Wilson score interval, straight from its formula."""
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+@pytest.mark.parametrize("wins, n", [(0, 10), (10, 10), (5, 10), (81, 263), (1, 1), (199, 200)])
+def test_wilson_interval_matches_the_formula(wins, n):
+    low, high = E.wilson_interval(wins, n)
+    expected_low, expected_high = wilson_by_hand(wins, n)
+    assert low == pytest.approx(expected_low, abs=1e-9)
+    assert high == pytest.approx(expected_high, abs=1e-9)
+    assert 0.0 <= low <= wins / n <= high <= 1.0
+
+
+def test_wilson_interval_known_numbers_and_edges():
+    # z = 1.95996...: 0 of 10 reaches up to z^2 / (10 + z^2); 5 of 10 is the textbook 23.7%-76.3%.
+    assert E.wilson_interval(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
+    assert E.wilson_interval(10, 10) == pytest.approx((0.72247, 1.0), abs=1e-5)
+    assert E.wilson_interval(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
+    assert E.wilson_interval(0, 0) == (0.0, 1.0)
+    low90, high90 = E.wilson_interval(81, 263, confidence=0.90)
+    low95, high95 = E.wilson_interval(81, 263)
+    assert low95 < low90 < high90 < high95  # more confidence, wider interval
+    for bad in [(11, 10), (-1, 10), (3, -2)]:
+        with pytest.raises(ValueError):
+            E.wilson_interval(*bad)
+    with pytest.raises(ValueError, match="confidence"):
+        E.wilson_interval(3, 10, confidence=1.5)
+
+
+def test_rank_is_the_highest_level_with_a_lower_bound_above_half():
+    def ladder(*lows):
+        return [{"level": level, "ci_low": low} for level, low in zip(range(4, 11), lows)]
+
+    assert E.ladder_rank(ladder(0.49, 0.3, 0.1, 0.0, 0.0, 0.0, 0.0)) is None
+    assert E.ladder_rank(ladder(0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5)) is None  # must be *above* 50%
+    assert E.ladder_rank(ladder(0.8, 0.6, 0.45, 0.51, 0.2, 0.0, 0.0)) == {"level": 7, "title": E.RANK_TITLES[7]}
+    assert E.ladder_rank(ladder(*[0.9] * 7))["level"] == 10
+    assert E.ladder_rank([{"level": 5, "ci_low": 0.7}]) == {"level": 5, "title": E.RANK_TITLES[5]}
+    assert sorted(E.RANK_TITLES) == list(range(4, 11))
+    assert len(set(E.RANK_TITLES.values())) == 7
+
+
+def test_parse_levels():
+    assert E.parse_levels("4-10") == list(range(4, 11))
+    assert E.parse_levels("4,7,10") == [4, 7, 10]
+    assert E.parse_levels("7") == [7]
+    assert E.parse_levels(" 9, 5 - 6,6 ") == [5, 6, 9]
+    assert E.parse_levels([10, 4, 4]) == [4, 10]
+    for bad in ["3-12", "x", "10-4", "", "4,,5", "4-", "11", [3], [], [True], 7]:
+        with pytest.raises(ValueError, match="4-10"):
+            E.parse_levels(bad)
+
+
+def test_chunks_cover_every_game_once_starting_on_whole_seat_rotations():
+    matchups = [(("a", "b", "c"), Rules(num_players=3)), (("a", "b"), Rules(num_players=2))]
+    tasks = E._chunks(matchups, games=50, seed=100, jobs=3)
+    for index, (specs, _) in enumerate(matchups):
+        mine = sorted((start, count) for i, _, _, start, count in tasks if i == index)
+        assert all((start - 100) % len(specs) == 0 for start, _ in mine)
+        seeds = [s for start, count in mine for s in range(start, start + count)]
+        assert seeds == list(range(100, 150))
+    assert len(tasks) > 3 * 2  # enough chunks to keep three workers busy
+
+
+def test_ladder_report_table_and_files(tmp_path):
+    report = E.evaluate("heuristic", levels=[4, 10], games=20, seed=0, jobs=1)
+    assert report["mode"] == "ladder" and report["agent"] == "heuristic" and report["games"] == 20
+    assert [m["level"] for m in report["matchups"]] == [4, 10]
+    assert [m["opponent"] for m in report["matchups"]] == ["JEN 4", "JEN 10"]
+
+    # the numbers are those of play_games, and the opponent's mean score is JEN's
+    for m in report["matchups"]:
+        direct = play_games([HeuristicAgent()], Rules(jen_level=m["level"]), n=20, seed=0)
+        assert (m["games"], m["wins"], m["shared_wins"]) == (20, direct.wins[0], 0)
+        assert m["win_rate"] == direct.win_rates[0]
+        assert m["mean_score"] == pytest.approx(direct.mean_scores[0])
+        assert m["mean_margin"] == pytest.approx(direct.mean_margins[0])
+        assert (m["ci_low"], m["ci_high"]) == pytest.approx(E.wilson_interval(m["wins"], 20))
+        jen_scores = []
+        for i in range(20):
+            game = Game(Rules(jen_level=m["level"]), seed=i)
+            play_game(game, [HeuristicAgent()])
+            jen_scores.append(game.scores()[1])
+        assert m["opponent_mean_score"] == pytest.approx(np.mean(jen_scores))
+    # the heuristic beats JEN 4 far more often than JEN 10
+    assert report["matchups"][0]["wins"] > report["matchups"][1]["wins"]
+    assert report["rank"] == E.ladder_rank(report["matchups"])
+
+    table = E.format_table(report)
+    lines = table.splitlines()
+    assert lines[1].split()[:3] == ["opponent", "games", "win"]
+    row4 = next(line for line in lines if line.startswith("JEN 4 "))
+    m4 = report["matchups"][0]
+    assert f"{100 * m4['win_rate']:.1f}" in row4 and f"{m4['mean_margin']:+.1f}" in row4
+    assert f"{100 * m4['ci_low']:.1f} - {100 * m4['ci_high']:.1f}" in row4
+    assert any(line.startswith("JEN 10 ") for line in lines)
+    assert lines[-1].startswith("rank:")
+
+    json_path, png_path = E.save_report(report, tmp_path / "out")
+    assert json_path == tmp_path / "out" / "report.json" and png_path == tmp_path / "out" / "ladder.png"
+    saved = json.loads(json_path.read_text())
+    assert saved == report
+    for field in ("opponent", "games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high",
+                  "mean_score", "opponent_mean_score", "mean_margin", "level"):
+        assert field in saved["matchups"][0]
+    assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png_path.stat().st_size > 5000
+
+
+def test_rank_line_names_the_title():
+    report = {"agent": "x", "mode": "ladder", "games": 10, "seed": 0, "confidence": 0.95, "rank": None,
+              "matchups": [{"level": 6, "opponent": "JEN 6", "games": 10, "wins": 9, "shared_wins": 0,
+                            "win_rate": 0.9, "ci_low": 0.6, "ci_high": 0.98, "mean_score": 20.0,
+                            "opponent_mean_score": 15.0, "mean_margin": 5.0}]}
+    assert "rank: none" in E.format_table(report)
+    report["rank"] = E.ladder_rank(report["matchups"])
+    assert E.RANK_TITLES[6] in E.format_table(report).splitlines()[-1]
+
+
+def test_results_do_not_depend_on_the_number_of_jobs():
+    ladder = dict(levels=[4, 10], games=20, seed=3)
+    assert E.evaluate("heuristic", jobs=1, **ladder) == E.evaluate("heuristic", jobs=2, **ladder)
+    # three seats and an odd number of games: chunks must keep the seat rotation of one long run
+    table = dict(opponents=["jen:5", "random"], games=25, seed=7)
+    one, two = E.evaluate("heuristic", jobs=1, **table), E.evaluate("heuristic", jobs=2, **table)
+    assert one == two
+    agents = [make_agent("heuristic"), make_agent("jen:5"), make_agent("random")]
+    direct = play_games(agents, Rules(num_players=3), n=25, seed=7)
+    m = one["matchups"][0]
+    assert (m["wins"], m["shared_wins"]) == (direct.wins[0], direct.shared_wins[0])
+    assert m["opponent_mean_scores"] == pytest.approx(direct.mean_scores[1:])
+
+
+def test_normal_games_report(tmp_path):
+    report = E.evaluate("random", opponents=["jen:5"], games=20, seed=0, jobs=2)
+    assert report["mode"] == "table" and report["num_players"] == 2 and "rank" not in report
+    m = report["matchups"][0]
+    assert m["opponent"] == "jen:5" and m["opponents"] == ["jen:5"] and m["games"] == 20
+    direct = play_games([make_agent("random"), make_agent("jen:5")], Rules(num_players=2), n=20, seed=0)
+    assert m["wins"] == direct.wins[0] and m["shared_wins"] == direct.shared_wins[0]
+    assert m["mean_score"] == pytest.approx(direct.mean_scores[0])
+    # with one opponent, the best other score is that opponent's
+    assert m["opponent_mean_score"] == pytest.approx(direct.mean_scores[1]) == m["opponent_mean_scores"][0]
+    assert m["mean_margin"] == pytest.approx(direct.mean_margins[0])
+
+    assert "jen:5" in E.format_table(report).splitlines()[3]
+    json_path, png_path = E.save_report(report, tmp_path)
+    assert png_path is None and not (tmp_path / "ladder.png").exists()
+    assert json.loads(json_path.read_text())["matchups"][0]["opponents"] == ["jen:5"]
+
+    # one opponent spec and a table size: that opponent in every other seat
+    wide = E.evaluate("heuristic", opponents=["random"], num_players=4, games=4, jobs=1)
+    assert wide["num_players"] == 4 and wide["matchups"][0]["opponent"] == "random, random, random"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(levels=[4], opponents=["random"]), "not both"),
+    (dict(), "levels"),
+    (dict(levels=[3, 4]), "4-10"),
+    (dict(levels="4-12"), "no level 11"),
+    (dict(opponents=["random", "random"], num_players=4), "num_players=4"),
+    (dict(opponents=["random"] * 5), "2-5 players"),
+    (dict(opponents=["nobody"]), "unknown agent 'nobody'"),
+    (dict(levels=[4], games=0), "games"),
+    (dict(levels=[4], jobs=0), "jobs"),
+])
+def test_bad_input_is_a_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        E.evaluate("random", **kwargs)
+    with pytest.raises(ValueError, match="unknown agent"):
+        E.evaluate("no-such-agent", levels=[4])
+
+
+def test_models_are_loaded_by_each_worker_and_checked(tmp_path):
+    gymnasium = pytest.importorskip("gymnasium")
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import ten_env
+
+    sb3_contrib.MaskablePPO("MlpPolicy", ten_env.SoloEnv(jen_level=4), n_steps=64, batch_size=32).save(
+        tmp_path / "tiny.zip")
+    spec = str(tmp_path / "tiny.zip")
+    report = E.evaluate(spec, levels=[4], games=6, jobs=2)
+    assert report["matchups"][0]["games"] == 6
+    assert report == E.evaluate(spec, levels=[4], games=6, jobs=1)
+    assert E.agent_name(spec) == "tiny" and E.agent_name("runs/ppo-jen/model.zip") == "ppo-jen"
+    assert E.agent_name("jen:5") == "jen-5"
+
+    class Smaller(gymnasium.Env):
+        observation_space = gymnasium.spaces.Box(0, 1, (10,))
+        action_space = gymnasium.spaces.Discrete(132)
+
+        def reset(self, *, seed=None, options=None):
+            return np.zeros(10, dtype=np.float32), {}
+
+        def step(self, action):
+            return np.zeros(10, dtype=np.float32), 0.0, True, False, {}
+
+    sb3_contrib.MaskablePPO("MlpPolicy", Smaller(), n_steps=64, batch_size=32).save(tmp_path / "other.zip")
+    with pytest.raises(ValueError, match=r"shape \(10,\).*another"):
+        E.evaluate(str(tmp_path / "other.zip"), levels=[4], games=2, jobs=2)
+
+
+def test_cli_runs_prints_and_saves(tmp_path, capsys):
+    out = tmp_path / "eval"
+    assert E.main(["heuristic", "--levels", "4,5", "--games", "6", "--jobs", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "JEN 4" in printed and "JEN 5" in printed and "rank:" in printed
+    assert f"saved {out / 'report.json'} and {out / 'ladder.png'}" in printed
+    assert json.loads((out / "report.json").read_text())["games"] == 6
+
+    assert E.main(["random", "--opponents", "heuristic,jen:5", "--games", "3", "--jobs", "1",
+                   "--out", str(tmp_path / "table")]) == 0
+    printed = capsys.readouterr().out
+    assert "heuristic, jen:5" in printed and not (tmp_path / "table" / "ladder.png").exists()
+
+    for argv, message in [
+        (["heuristic", "--levels", "4", "--opponents", "random"], "not both"),
+        (["heuristic", "--levels", "x"], "levels 'x'"),
+        (["heuristic", "--players", "3"], "--opponents"),
+        (["nobody"], "unknown agent 'nobody'"),
+    ]:
+        assert E.main(argv + ["--out", str(tmp_path / "never")]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1 and err.startswith("python -m train.evaluate: error:")
+    assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize("command", [["-m", "train.evaluate"], ["-m", "train.cli", "eval"]])
+def test_cli_bad_levels_exit_2_with_one_line(command, tmp_path):
+    run = subprocess.run([sys.executable, *command, "heuristic", "--levels", "3-12"],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert "error: levels '3-12'" in run.stderr and "4-10" in run.stderr
