@@ -287,25 +287,30 @@ class Game:
         """
         if self.phase == "over":
             raise ValueError(f"the game is over: no action is legal (got {action!r})")
+        legal = self.legal_actions()
         if isinstance(action, str):
-            action = self.action_id(action)
+            if action not in self._ids:
+                raise self._refusal(
+                    f"unknown action {action!r} (actions are draw, stop_numbers, stop_currency, pass, "
+                    f"bid_1..bid_{self.rules.max_bid}, buy_<card>, pay_coin, pay_bust, pay_<card>)"
+                )
+            action = self._ids[action]
         elif hasattr(action, "__index__") and not isinstance(action, bool):
             action = int(action)
             if not 0 <= action < len(self._names):
-                raise ValueError(
-                    f"action id {action} is out of range: ids run from 0 to {len(self._names) - 1}"
+                raise self._refusal(
+                    f"action id {action} is out of range (ids run from 0 to {len(self._names) - 1})"
                 )
         else:
-            raise ValueError(f"action must be an int id or a name, got {action!r}")
-        legal = self.legal_actions()
+            raise self._refusal(f"action {action!r} is neither an int id nor a name")
         if action not in legal:
-            raise ValueError(
-                f"action {self._names[action]!r} (id {action}) is not legal for player "
-                f"{self.decider} in the {self.phase} phase; legal: "
-                f"{', '.join(self._names[a] for a in legal)}"
-            )
+            raise self._refusal(f"action {self._names[action]!r} (id {action}) is not legal")
         self._apply(action, forced=False)
         self._advance()
+
+    def _refusal(self, what: str) -> ValueError:
+        legal = ", ".join(self._names[a] for a in self.legal_actions())
+        return ValueError(f"{what} for player {self.decider} in the {self.phase} phase; legal: {legal}")
 
     def _advance(self):
         """Take every decision that is not a real choice: forced moves and JEN's."""
@@ -562,7 +567,8 @@ class Game:
         """Pay without giving up score where that is possible (RULES.md: "Automatic payment").
 
         Duplicates first, then coins, then bust tokens with the least waste, then
-        the cards whose loss costs the least score (counting the card being bought).
+        cards one by one: one that no best arrangement needs, else the one whose loss
+        costs the least score (counting the card being bought).
         """
         hand = self.hands[seat]
         due = price
@@ -580,32 +586,39 @@ class Game:
         due -= use_coins + BUST_TOKEN_VALUE * use_tokens
         if due <= 0:
             return
-        # Cards outside one best arrangement cost no score: numbers before wildcards.
+        # Then cards, one at a time, judged with the card being bought already in hand:
+        # a card outside a best arrangement if there is one (it costs no score), else
+        # the card whose loss costs the least score now.
         hand[incoming] += 1
-        used = used_in_best(hand)
+        while due > 0:
+            spendable = [hand[c] - (c == incoming) for c in range(C.NUM_OWNABLE)]
+            if due >= sum(spendable):  # every card goes: nothing to choose
+                for card, k in enumerate(spendable):
+                    for _ in range(k):
+                        self._spend_card(seat, card)
+                break
+            used = used_in_best(hand)  # stays a best arrangement while only unused cards go
+            spares = [c for c in range(C.NUM_OWNABLE)
+                      for _ in range(min(spendable[c], hand[c] - used[c]))]
+            for card in spares[:due] or [self._least_loss(hand, spendable)]:
+                self._spend_card(seat, card)
+                due -= 1
         hand[incoming] -= 1
-        used[incoming] += 1  # the arriving copy is not ours to spend
-        spare = [c for c in range(C.NUM_OWNABLE) for _ in range(hand[c] - used[c])]
-        for card in spare[:due]:
-            self._spend_card(seat, card)
-        due -= len(spare[:due])
-        # Then the cards whose loss, each judged alone, costs the least score.
-        left = [c for c in range(C.NUM_OWNABLE) for _ in range(hand[c])]
-        if due >= len(left):  # every card goes: nothing to choose
-            for card in left:
-                self._spend_card(seat, card)
-        elif due > 0:
-            hand[incoming] += 1
-            before = score_counts(hand)
-            losses = []
-            for card in range(C.NUM_OWNABLE):
-                if hand[card] > (card == incoming):  # never the arriving copy itself
-                    hand[card] -= 1
-                    losses.append((before - score_counts(hand), card))
-                    hand[card] += 1
-            hand[incoming] -= 1
-            for _, card in sorted(losses)[:due]:
-                self._spend_card(seat, card)
+
+    @staticmethod
+    def _least_loss(hand: list[int], spendable: list[int]) -> int:
+        before = score_counts(hand)
+        best, best_loss = None, None
+        for card in range(C.NUM_OWNABLE):
+            if spendable[card]:
+                hand[card] -= 1
+                loss = before - score_counts(hand)
+                hand[card] += 1
+                if best is None or loss < best_loss:
+                    best, best_loss = card, loss
+                    if not loss:
+                        break  # nothing costs less than nothing
+        return best
 
     def _jen_pays(self, seat: int, price: int):
         """JEN pays with coins, then bust tokens, then duplicate cards, in that order."""

@@ -80,27 +80,33 @@ def _arrange(masks, free, numbered, supers):
     for mask in masks:
         useful.append(sum(1 << i for i, n in enumerate(items) if not mask >> n & 1))
     memo = {}
+    # rows[colour][s]: that colour's best-run table with s super wildcards added
+    rows_of = [[_BEST_RUN[min(f + s, 9)] for s in range(supers + 1)] for f in free]
+    # The last colour takes every wildcard left (more never hurts): a table lookup.
+    mask3, use3, last_rows = masks[3], useful[3], rows_of[3]
 
     def best(colour, left, sup):
         key = (left << 10) | (sup << 2) | colour
         hit = memo.get(key)
         if hit is not None:
             return hit[0]
-        mask, f, cand = masks[colour], free[colour], useful[colour] & left
-        if colour == 3:  # more wildcards never hurt: the last colour takes all that is left
-            top = _BEST_RUN[min(f + sup, 9)][mask | bits[cand]]
-            memo[key] = (top, (cand, sup))
-            return top
-        rows = [_BEST_RUN[min(f + s, 9)] for s in range(sup + 1)]
+        mask, cand, rows = masks[colour], useful[colour] & left, rows_of[colour][: sup + 1]
         top, choice = -1, None
         subset = cand
         while True:
             covered = mask | bits[subset]
             rest = left & ~subset
-            for s, row in enumerate(rows):
-                total = row[covered] + best(colour + 1, rest, sup - s)
-                if total > top:
-                    top, choice = total, (subset, s)
+            if colour == 2:
+                last = mask3 | bits[use3 & rest]
+                for s, row in enumerate(rows):
+                    total = row[covered] + last_rows[sup - s][last]
+                    if total > top:
+                        top, choice = total, (subset, s)
+            else:
+                for s, row in enumerate(rows):
+                    total = row[covered] + best(colour + 1, rest, sup - s)
+                    if total > top:
+                        top, choice = total, (subset, s)
             if not subset:
                 break
             subset = (subset - 1) & cand
@@ -109,11 +115,12 @@ def _arrange(masks, free, numbered, supers):
 
     total = best(0, (1 << k) - 1, supers)
     placed, left, sup = [], (1 << k) - 1, supers
-    for colour in range(4):
+    for colour in range(3):
         subset, s = memo[(left << 10) | (sup << 2) | colour][1]
         placed.append((bits[subset], s))
         left &= ~subset
         sup -= s
+    placed.append((bits[use3 & left], sup))
     return total, tuple(placed)
 
 
@@ -139,7 +146,11 @@ def score(cards: Iterable[str | int]) -> int:
     """
     counts = [0] * C.NUM_CARD_TYPES
     for card in cards:
-        counts[C.parse(card) if isinstance(card, str) else card] += 1
+        if isinstance(card, str):
+            card = C.parse(card)
+        elif isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < C.NUM_CARD_TYPES:
+            raise ValueError(f"not a card: {card!r}; give notation strings ({C.GRAMMAR}) or ids 0-54")
+        counts[card] += 1
     return score_counts(counts)
 
 

@@ -1,0 +1,249 @@
+"""Paying for buys and winning bids, automatically and by hand, on stacked decks.
+
+RULES.md ("Automatic payment"): duplicates first (lowest card first), then coins,
+then as few bust tokens as possible with coins alongside to waste the least, and
+last the cards whose loss costs the least score, one at a time, judged with the
+incoming card already in hand. Manual payment: the payer picks each coin, token
+or card until the price is met.
+"""
+
+import pytest
+
+from ten_env import Game, Rules, score
+
+
+def new_game(deck, **rules):
+    """A game on a stacked deck (top card first)."""
+    return Game(Rules(**rules), deck=list(deck))
+
+
+def play(game, *actions):
+    for action in actions:
+        game.act(action)
+    return game
+
+
+def player(game, seat):
+    return game.snapshot()["players"][seat]
+
+
+def legal(game):
+    return game.legal_action_names()
+
+
+# ---------------------------------------------------------------- automatic payment
+
+
+def _duplicates_game():
+    """Seat 0 holds B1 B1 G2 G2 and takes P1; O1 and O3 wait in the market."""
+    deck = ["B1", "B1", "G2", "G2", "O1", "O3", "$1", "P1", "P2", "P3", "P4"]
+    game = new_game(deck)
+    play(game, "draw", "draw", "draw", "stop_numbers")  # seat 0: B1 B1 G2 G2
+    play(game, "draw", "draw", "stop_currency")  # seat 1: O1 O3 to the market
+    play(game, "stop_numbers")  # seat 0 takes P1 and may buy
+    assert legal(game) == ["pass", "buy_O1", "buy_O3"]
+    return game
+
+
+def test_auto_payment_spends_the_lowest_duplicate_first():
+    """A price of 1 is paid with the lowest duplicate, before any coin."""
+    game = _duplicates_game()
+    game.act("buy_O1")
+    assert player(game, 0) == {"coins": 5, "bust_tokens": 0,
+                               "cards": ["B1", "G2", "G2", "O1", "P1"], "score": 4}
+    assert game.snapshot()["discard"] == ["B1", "$1"]
+
+
+def test_auto_payment_spends_duplicates_then_coins():
+    """A price above the duplicates uses every duplicate, then coins."""
+    game = _duplicates_game()
+    game.act("buy_O3")
+    assert player(game, 0)["cards"] == ["B1", "G2", "O3", "P1"]
+    assert player(game, 0)["coins"] == 4
+    assert game.snapshot()["discard"] == ["B1", "G2", "$1"]
+
+
+def test_auto_payment_wildcard_copies_are_duplicates():
+    """A second copy of a wildcard is a duplicate and goes first; a W3 is no duplicate of a B3."""
+    game = new_game(["W3", "W3", "B3", "O1", "$1", "P1", "P2", "P3"])
+    play(game, "pass", "bid_1")  # seat 0 wins the first W3 for 1
+    play(game, "pass", "bid_1")  # and the second for 1; then draws B3
+    play(game, "stop_numbers")  # seat 0: B3 W3 W3, 3 coins
+    play(game, "draw", "stop_currency")  # seat 1: O1 to the market
+    play(game, "stop_numbers", "buy_O1")  # seat 0 takes P1, buys O1
+    assert player(game, 0) == {"coins": 3, "bust_tokens": 0,
+                               "cards": ["B3", "O1", "P1", "W3"], "score": 4}
+    assert game.snapshot()["discard"] == ["W3", "$1"]
+
+
+def test_auto_payment_uses_coins_before_tokens():
+    """Coins that cover the price are spent before any bust token."""
+    game = new_game(["B9", "B5", "G1", "P1", "P2", "P3"])
+    play(game, "draw")  # seat 0 busts: one token, B5 B9 in the market
+    play(game, "stop_numbers", "pass")  # seat 1 takes G1
+    play(game, "stop_numbers", "buy_B5")  # seat 0 takes P1 and buys B5
+    assert player(game, 0) == {"coins": 0, "bust_tokens": 1, "cards": ["B5", "P1"], "score": 2}
+
+
+def test_auto_payment_token_with_least_waste():
+    """A price of 5 with 4 coins and a token is paid with 2 coins and the token."""
+    game = new_game(["B9", "B5", "W1", "G1", "P1", "P2", "P3"])
+    play(game, "draw")  # seat 0 busts: one token, B5 B9 in the market
+    # seat 1 reveals W1: seat 0 bids 1 and wins it, leaving 4 coins
+    play(game, "bid_1", "pass")
+    assert player(game, 0) == {"coins": 4, "bust_tokens": 1, "cards": ["W1"], "score": 1}
+    play(game, "stop_numbers", "pass")  # seat 1 takes G1
+    play(game, "stop_numbers", "buy_B5")  # seat 0 takes P1 and buys B5
+    assert player(game, 0)["coins"] == 2
+    assert player(game, 0)["bust_tokens"] == 0
+    assert player(game, 0)["cards"] == ["B5", "P1", "W1"]  # no card spent
+
+
+def test_auto_payment_token_gives_no_change():
+    """A bust token spent on a price below 3 is spent whole: no coins come back; cards stay."""
+    game = new_game(["B9", "B5", "W1", "G2", "$1", "P1", "P2", "P3"])
+    play(game, "draw")  # seat 0 busts: one token
+    play(game, "bid_5")  # seat 0 wins W1 for all 5 coins (seat 1 cannot outbid)
+    assert player(game, 0)["coins"] == 0
+    play(game, "draw", "stop_currency")  # seat 1 takes $1: G2 to the market
+    play(game, "stop_numbers")  # seat 0 takes P1
+    assert "buy_G2" in legal(game)
+    game.act("buy_G2")
+    assert player(game, 0) == {"coins": 0, "bust_tokens": 0, "cards": ["G2", "P1", "W1"], "score": 3}
+
+
+def test_auto_payment_counts_cards_at_one_each():
+    """Cards pay 1 each once coins and tokens run out."""
+    game = new_game(["B1", "B2", "O7", "$1", "G3", "P1", "P2", "P3"])
+    play(game, "draw", "stop_numbers")  # seat 0 takes B1 B2
+    play(game, "draw", "stop_currency")  # seat 1: O7 to the market
+    play(game, "stop_numbers", "buy_O7")  # seat 0 takes G3: 5 coins + 3 cards
+    snap = player(game, 0)
+    assert snap["coins"] == 0 and snap["cards"].count("O7") == 1
+    assert len(snap["cards"]) == 2  # two of B1 B2 G3 went, one card each
+    assert snap["score"] == 2
+
+
+def test_auto_payment_spends_cards_judged_with_incoming_card():
+    """Cards are chosen with the bought card counted: B5 and B7 join B6, so B1 or B2 goes."""
+    game = new_game(["B1", "B2", "B5", "B6", "$1", "B7", "P1", "P2", "P3"])
+    play(game, "draw", "draw", "stop_numbers")  # seat 0 takes B1 B2 B5
+    play(game, "draw", "stop_currency")  # seat 1: B6 to the market
+    play(game, "stop_numbers", "buy_B6")  # seat 0 takes B7, buys B6 for 5 coins + 1 card
+    snap = player(game, 0)
+    assert snap["coins"] == 0
+    assert {"B5", "B6", "B7"} <= set(snap["cards"]) and len(snap["cards"]) == 4
+    assert snap["score"] == 3
+
+
+def test_auto_payment_spends_cards_greedily_one_by_one():
+    """Each card spent is the one whose loss costs least at that moment, re-judged after every card.
+
+    Seat 0 holds B4 B5 B6 B7 and buys B8 with 5 coins and three cards: B4, then B5,
+    then B6 each cost one point when spent, leaving the run B7 B8 (2 points).
+    """
+    game = new_game(["B4", "B5", "B8", "$1", "B6", "$3", "B7", "P1", "P2", "P3"])
+    play(game, "draw", "stop_numbers")  # seat 0 takes B4 B5
+    play(game, "draw", "stop_currency")  # seat 1: B8 to the market
+    play(game, "draw", "draw", "stop_numbers")  # seat 0 takes B6 B7 (6 - 3 + 7 = 10)
+    game.act("buy_B8")
+    snap = player(game, 0)
+    assert snap["coins"] == 0
+    assert snap["cards"] == ["B7", "B8"]
+    assert snap["score"] == 2
+
+
+def test_auto_payment_of_a_winning_bid():
+    """A winning bid is paid like a buy: duplicates first, then coins."""
+    game = new_game(["B1", "B1", "W2", "G1", "G2"])
+    play(game, "draw", "stop_numbers")  # seat 0 takes B1 B1; seat 1 reveals W2
+    play(game, "bid_3", "pass")  # seat 0 wins for 3
+    assert player(game, 0) == {"coins": 3, "bust_tokens": 0, "cards": ["B1", "W2"], "score": 2}
+
+
+# ---------------------------------------------------------------- manual payment
+
+
+def _manual_buy_game():
+    """Manual payment: seat 0 (5 coins, a token, P1 P2) buys B5; 5 is due."""
+    game = new_game(["B9", "B5", "G1", "P1", "P2", "O1", "O2", "O3"], payment="manual")
+    play(game, "draw")  # seat 0 busts: one token, B5 B9 in the market
+    play(game, "stop_numbers", "pass")  # seat 1 takes G1
+    play(game, "draw", "stop_numbers", "buy_B5")  # seat 0 takes P1 P2, buys B5
+    return game
+
+
+def test_manual_payment():
+    """With manual payment the payer picks coins, tokens (worth 3) and cards (worth 1) until the price is met."""
+    game = _manual_buy_game()
+    snap = game.snapshot()
+    assert snap["phase"] == "pay" and snap["current_player"] == 0
+    assert snap["payment"] == {"payer": 0, "remaining": 5, "for": "buy", "card": "B5",
+                               "duplicates_only": False}
+    assert legal(game) == ["pay_coin", "pay_bust", "pay_P1", "pay_P2"]
+    assert snap["market"] == ["B5", "B9"]  # not delivered yet
+    game.act("pay_bust")
+    assert game.snapshot()["payment"]["remaining"] == 2
+    game.act("pay_P1")
+    assert game.snapshot()["payment"]["remaining"] == 1
+    game.act("pay_coin")
+    snap = game.snapshot()
+    assert snap["players"][0] == {"coins": 4, "bust_tokens": 0, "cards": ["B5", "P2"], "score": 2}
+    assert snap["market"] == ["B9"]
+    assert snap["discard"] == ["P1"]
+    assert snap["phase"] == "draw" and snap["active_player"] == 1  # the turn ended after the buy
+
+
+def test_manual_payment_token_overshoot_is_spent_whole():
+    """A bust token paying more than what is left is spent whole; no change comes back."""
+    game = _manual_buy_game()
+    play(game, "pay_coin", "pay_coin", "pay_coin", "pay_coin")
+    assert game.snapshot()["payment"]["remaining"] == 1
+    game.act("pay_bust")
+    assert player(game, 0) == {"coins": 1, "bust_tokens": 0, "cards": ["B5", "P1", "P2"], "score": 3}
+    assert game.snapshot()["phase"] == "draw"
+
+
+def test_manual_payment_cannot_pay_for_an_unaffordable_buy():
+    """The payer can always finish: what a buyer may buy never exceeds what they can pay."""
+    game = _manual_buy_game()
+    while game.snapshot()["phase"] == "pay":
+        game.act(legal(game)[-1])  # cards first, then tokens, then coins
+    assert "B5" in player(game, 0)["cards"]
+
+
+def test_manual_payment_with_one_kind_of_money_is_forced():
+    """A payer with only coins has no choice: the engine pays coin by coin and records it as forced."""
+    game = new_game(["W2", "B1", "B2"], payment="manual")
+    play(game, "bid_3", "pass")  # seat 1 wins W2 for 3 and holds nothing else
+    pay_coin = game.action_id("pay_coin")
+    assert game.history[-5:-1] == [(0, game.action_id("pass"), False)] + [(1, pay_coin, True)] * 3
+    assert player(game, 1) == {"coins": 2, "bust_tokens": 0, "cards": ["W2"], "score": 1}
+    assert game.snapshot()["tableau"] == ["B1"] and game.current_player == 0
+
+
+def test_manual_payment_of_a_winning_bid():
+    """With manual payment the auction's winner pays step by step, then the turn resumes."""
+    game = new_game(["B1", "B2", "W3", "G1", "G2"], payment="manual")
+    play(game, "draw", "stop_numbers")  # seat 0 takes B1 B2; seat 1 reveals W3
+    play(game, "bid_4", "pass")  # seat 0 wins for 4
+    snap = game.snapshot()
+    assert snap["phase"] == "pay" and snap["payment"]["remaining"] == 4
+    assert snap["payment"]["for"] == "auction" and snap["payment"]["card"] == "W3"
+    assert legal(game) == ["pay_coin", "pay_B1", "pay_B2"]
+    play(game, "pay_B1", "pay_coin", "pay_coin", "pay_coin")
+    snap = game.snapshot()
+    assert snap["players"][0] == {"coins": 2, "bust_tokens": 0, "cards": ["B2", "W3"], "score": 2}
+    assert (snap["phase"], snap["current_player"], snap["tableau"]) == ("draw", 1, ["G1"])
+
+
+def test_manual_payment_in_busting_variant():
+    """A bust buy under manual payment is paid first; the bust then finishes and the others are paid."""
+    game = new_game(["B4", "$3", "G5", "O9", "P1", "P2"], bust_buy=True, payment="manual")
+    play(game, "draw", "draw", "draw", "buy_B4")  # busts on O9 (15), buys B4 back
+    pay_coin = game.action_id("pay_coin")
+    assert game.history[-5:-1] == [(0, pay_coin, True)] * 4  # coins are all seat 0 has
+    snap = game.snapshot()
+    assert snap["players"][0] == {"coins": 1, "bust_tokens": 0, "cards": ["B4"], "score": 1}
+    assert snap["players"][1]["coins"] == 8 and snap["discard"] == ["$3"]
+    assert snap["market"] == ["G5", "O9"] and snap["active_player"] == 1
