@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation = sub.add_parser(
         "eval", help="how strong an agent is: the JEN ladder or matchups",
         description="Evaluate an agent (a model file, a pretrained name, random, heuristic or jen:N) "
-                    "against the JEN ladder or chosen opponents, with 95%% Wilson intervals.")
+                    "against the JEN ladder or chosen opponents, with 95% Wilson intervals.")
     add_eval_arguments(evaluation)
     evaluation.set_defaults(run=_eval)
 
