@@ -532,7 +532,7 @@ class Game:
         if self._is_jen(seat):
             self._jen_pays(seat, price)
         elif self.rules.payment == "auto":
-            self._auto_pay(seat, price, incoming=purpose[1])
+            self._auto_pay(seat, price, incoming=purpose[1], duplicates_only=self.pay_duplicates_only)
         else:
             self.phase, self.decider, self.pay_remaining = "pay", seat, price
             return
@@ -563,19 +563,29 @@ class Game:
             self.market[card] -= 1
             self._after_buy(phase)
 
-    def _auto_pay(self, seat: int, price: int, incoming: int):
+    def _auto_pay(self, seat: int, price: int, incoming: int, duplicates_only: bool = False):
         """Pay without giving up score where that is possible (RULES.md: "Automatic payment").
 
-        Duplicates first, then coins, then bust tokens with the least waste, then
-        cards one by one: one that no best arrangement needs, else the one whose loss
-        costs the least score (counting the card being bought).
+        Idle duplicates first (every extra copy of a number card; an extra wildcard
+        only if no best arrangement uses it), then coins, then bust tokens with the
+        least waste, then cards one by one: one that no best arrangement needs, else
+        the one whose loss costs the least score. Everything is judged with the card
+        being bought already in hand. With ``duplicates_only`` (solitaire auctions)
+        a player's last copy of a card is never spent.
         """
         hand = self.hands[seat]
         due = price
+        hand[incoming] += 1
+        if any(hand[c] > 1 for c in range(C.NUM_NUMBER_CARDS, C.NUM_OWNABLE)):
+            used = used_in_best(hand)  # wildcard copies can both score: ask the arrangement
+        else:
+            used = [min(k, 1) for k in hand]  # a number card counts once, so extra copies idle
         for card in range(C.NUM_OWNABLE):
-            while due and hand[card] > 1:
+            idle = min(hand[card] - 1, hand[card] - used[card], hand[card] - (card == incoming))
+            for _ in range(min(max(idle, 0), due)):
                 self._spend_card(seat, card)
                 due -= 1
+        hand[incoming] -= 1
         if not due:
             return
         coins, tokens = self.coins[seat], self.bust_tokens[seat]
@@ -586,13 +596,13 @@ class Game:
         due -= use_coins + BUST_TOKEN_VALUE * use_tokens
         if due <= 0:
             return
-        # Then cards, one at a time, judged with the card being bought already in hand:
-        # a card outside a best arrangement if there is one (it costs no score), else
-        # the card whose loss costs the least score now.
+        # Then cards, one at a time: a card outside a best arrangement if there is one
+        # (it costs no score), else the card whose loss costs the least score now.
         hand[incoming] += 1
+        keep = 1 if duplicates_only else 0
         while due > 0:
-            spendable = [hand[c] - (c == incoming) for c in range(C.NUM_OWNABLE)]
-            if due >= sum(spendable):  # every card goes: nothing to choose
+            spendable = [max(0, hand[c] - (c == incoming) - keep) for c in range(C.NUM_OWNABLE)]
+            if due >= sum(spendable):  # every card that may go goes: nothing to choose
                 for card, k in enumerate(spendable):
                     for _ in range(k):
                         self._spend_card(seat, card)

@@ -247,3 +247,16 @@ def test_manual_payment_in_busting_variant():
     assert snap["players"][0] == {"coins": 1, "bust_tokens": 0, "cards": ["B4"], "score": 1}
     assert snap["players"][1]["coins"] == 8 and snap["discard"] == ["$3"]
     assert snap["market"] == ["G5", "O9"] and snap["active_player"] == 1
+
+
+def test_auto_payment_keeps_wildcard_copies_that_score():
+    """Two copies of a colour wildcard can both sit in one run: neither is an idle duplicate,
+    so a coin pays instead (the review's counterexample: a B# spent would cost a point)."""
+    game = new_game(["B#", "B#", "B1", "B2", "B4", "G1", "$1", "O1", "P1", "P2", "P3"])
+    for action in ["pass", "bid_1", "pass", "bid_1", "draw", "draw", "stop_numbers", "draw",
+                   "stop_currency", "stop_numbers", "buy_G1"]:
+        if action in game.legal_action_names():  # a lone legal action is taken by the engine
+            game.act(action)
+    me = player(game, 0)
+    assert me["cards"] == ["B1", "B2", "B4", "G1", "O1", "B#", "B#"]
+    assert me["score"] == 7 and me["coins"] == 2
