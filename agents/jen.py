@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ten_env import jen
-from ten_env.actions import BID_BASE, FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
+from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
 from ten_env.rules import JEN_LEVELS
 
 from .base import Agent, hand_counts, snapshot_of, wealth
@@ -43,11 +43,11 @@ class JenAgent(Agent):
             level=self.level,
             net_total=snapshot["net_total"],
             can_draw=snapshot["deck_size"] > 0,
-            first_to_bid=snapshot["phase"] == "auction" and seat == (snapshot["active_player"] + 1) % n,
+            first_to_bid=jen.first_to_bid(seat, snapshot["active_player"], n),
             rival_wealth=max(wealth(p, solitaire) for s, p in enumerate(players) if s != seat),
             own_wealth=wealth(players[seat], solitaire),
             high_bid=auction.get("high_bid", 0),
-            min_bid=5 if solitaire else 1,
+            min_bid=snapshot["min_bid"],
             max_bid=rules["max_bid"],
         )
 
@@ -55,7 +55,7 @@ class JenAgent(Agent):
         snapshot = snapshot_of(info)
         mask = observation["action_mask"]
         if snapshot["phase"] == "pay":
-            return _pay_like_jen(mask, hand_counts(snapshot["players"][snapshot["current_player"]]))
+            return _pay_like_jen(snapshot)
         action = jen.decide(self.view(snapshot))
         if mask[action]:
             return action
@@ -67,12 +67,13 @@ class JenAgent(Agent):
         return int(np.flatnonzero(mask)[0])  # pass (buy, auction) or draw
 
 
-def _pay_like_jen(mask, hand) -> int:
-    """Coins, then bust tokens, then duplicates, then any card."""
-    if mask[PAY_COIN]:
+def _pay_like_jen(snapshot: dict) -> int:
+    """Her payment order, from :func:`ten_env.jen.next_payment`, as an action id."""
+    me = snapshot["players"][snapshot["current_player"]]
+    what = jen.next_payment(me["coins"], me["bust_tokens"], hand_counts(me),
+                            duplicates_only=snapshot["payment"]["duplicates_only"])
+    if what == "coin":
         return PAY_COIN
-    if mask[PAY_BUST]:
+    if what == "bust":
         return PAY_BUST
-    cards = [int(c) for c in np.flatnonzero(mask[FIRST_PAY_CARD : BID_BASE + 1])]
-    duplicates = [c for c in cards if hand[c] > 1]
-    return FIRST_PAY_CARD + (duplicates or cards)[0]
+    return FIRST_PAY_CARD + what

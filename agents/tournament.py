@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ten_env import Game, Rules
+from ten_env.game import score_margin
 from ten_env import observation as O
 
 
@@ -35,10 +36,9 @@ def play_game(game: Game, players: list) -> None:
     """Play ``game`` to the end; ``players[seat]`` is a policy (callable or agent)."""
     while not game.is_over:
         seat = game.current_player
-        observation = {"observation": O.encode(game, seat), "action_mask": O.action_mask(game, seat)}
         player = players[seat]
         act = player.act if hasattr(player, "act") else player
-        game.act(act(observation, {"snapshot": game.snapshot(), "seat": seat}))
+        game.act(act(*O.agent_view(game, seat)))
 
 
 def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int = 0) -> Results:
@@ -49,7 +49,7 @@ def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int
     are then not tallied).
     """
     rules = Rules() if rules is None else rules
-    seats = 1 if rules.solitaire else rules.num_players
+    seats = rules.num_agents
     if len(agents) != seats:
         raise ValueError(f"play_games needs {seats} agent(s) for these rules, got {len(agents)}")
     k = len(agents)
@@ -69,6 +69,6 @@ def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int
                 else:
                     results.shared_wins[a] += 1
             results.total_scores[a] += scores[seat]
-            results.margins[a] += scores[seat] - max(s for t, s in enumerate(scores) if t != seat)
+            results.margins[a] += score_margin(scores, seat)
         results.games += 1
     return results

@@ -47,7 +47,8 @@ index is in :mod:`ten_env.observation`.
 ``infos[agent]["snapshot"]`` is :meth:`ten_env.Game.snapshot` of that moment, the
 same public state as plain data, for agents that prefer it (a read-only mapping
 built only when read; ``dict()`` it for a plain dict);
-``infos[agent]["legal_actions"]`` lists the legal action names of the agent to act.
+``infos[agent]["legal_actions"]`` lists the legal action names of the agent to act;
+at the end of the game every agent's info also has ``scores`` and ``winners`` (seats).
 
 ## Action space
 
@@ -91,7 +92,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import observation as O
-from .game import Game
+from .game import Game, score_margin
 from .render import render_table
 from .rules import Rules
 
@@ -120,9 +121,7 @@ def check_kwargs(kwargs: dict, extra: tuple[str, ...] = ()) -> None:
 def final_rewards(game: Game, seat: int, reward: str) -> float:
     """The end-of-game reward of ``seat`` under the ``reward`` scheme (see the module doc)."""
     if reward == "margin":
-        scores = game.scores()
-        best_other = max(s for i, s in enumerate(scores) if i != seat)
-        return float(np.clip((scores[seat] - best_other) / MARGIN_SCALE, -1.0, 1.0))
+        return float(np.clip(score_margin(game.scores(), seat) / MARGIN_SCALE, -1.0, 1.0))
     winners = game.winners()
     if seat not in winners:
         return -1.0
@@ -150,7 +149,7 @@ class raw_env(AECEnv, EzPickle):
         self.rules = Rules(**rules)
         self.render_mode = render_mode
         self.reward = reward
-        seats = 1 if self.rules.solitaire else self.rules.num_players
+        seats = self.rules.num_agents
         self.possible_agents = [f"player_{i}" for i in range(seats)]
         self.agents = self.possible_agents[:]
         self.game: Game | None = None
@@ -200,13 +199,11 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._after_move()
+        self._accumulate_rewards()  # a stacked deck can end the game before anyone chooses
 
     def observe(self, agent: str) -> dict:
         seat = self.possible_agents.index(agent)
-        return {
-            "observation": O.encode(self.game, seat),
-            "action_mask": O.action_mask(self.game, seat),
-        }
+        return {"observation": O.encode(self.game, seat), "action_mask": O.action_mask(self.game, seat)}
 
     def step(self, action):
         agent = self.agent_selection
@@ -226,8 +223,10 @@ class raw_env(AECEnv, EzPickle):
         snapshot = game.lazy_snapshot()
         self.infos = {a: {"snapshot": snapshot, "legal_actions": []} for a in self.agents}
         if game.is_over:
+            scores, winners = game.scores(), game.winners()
             for seat, agent in enumerate(self.agents):
                 self.rewards[agent] = final_rewards(game, seat, self.reward)
+                self.infos[agent].update(scores=scores, winners=winners)
             self.terminations = dict.fromkeys(self.agents, True)
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]

@@ -103,7 +103,6 @@ class Game:
         self.high_bid = 0
         self.high_bidder: int | None = None
         self.bids_left = 0
-        self.opened_by: int | None = None  # who acted first in this auction
         # payment in progress (manual payment)
         self.pay_remaining = 0
         self.pay_for: tuple | None = None  # (phase that charged, card)
@@ -134,9 +133,9 @@ class Game:
 
     def action_name(self, action: int) -> str:
         """The stable name of action id ``action`` (see :mod:`ten_env.actions`)."""
-        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < len(self._names):
+        if isinstance(action, bool) or not hasattr(action, "__index__") or not 0 <= int(action) < len(self._names):
             raise ValueError(f"action id must be an int from 0 to {len(self._names) - 1}, got {action!r}")
-        return self._names[action]
+        return self._names[int(action)]
 
     def action_id(self, name: str) -> int:
         """The id of the action called ``name`` (e.g. ``"buy_G3"``)."""
@@ -149,12 +148,16 @@ class Game:
 
     def legal_actions(self) -> list[int]:
         """Ids of the actions the current player may take, ascending (empty when over)."""
+        return list(self._legal_now())
+
+    def _legal_now(self) -> list[int]:
+        # The engine's own copy: callers get a fresh list they may change freely.
         if self._legal is None:
             self._legal = self._compute_legal()
         return self._legal
 
     def legal_action_names(self) -> list[str]:
-        return [self._names[a] for a in self.legal_actions()]
+        return [self._names[a] for a in self._legal_now()]
 
     def wealth(self, seat: int, duplicates_only: bool = False) -> int:
         """What a seat can pay: coins, bust tokens at 3, and cards at 1 each
@@ -227,6 +230,7 @@ class Game:
             "rules": dict(self._rules_dict),
             "num_players": self.num_players,
             "jen_level": self.rules.jen_level,
+            "min_bid": self.rules.min_bid,
             "players": [
                 {
                     "coins": self.coins[s],
@@ -287,7 +291,7 @@ class Game:
         """
         if self.phase == "over":
             raise ValueError(f"the game is over: no action is legal (got {action!r})")
-        legal = self.legal_actions()
+        legal = self._legal_now()
         if isinstance(action, str):
             if action not in self._ids:
                 raise self._refusal(
@@ -309,7 +313,7 @@ class Game:
         self._advance()
 
     def _refusal(self, what: str) -> ValueError:
-        legal = ", ".join(self._names[a] for a in self.legal_actions())
+        legal = ", ".join(self._names[a] for a in self._legal_now())
         return ValueError(f"{what} for player {self.decider} in the {self.phase} phase; legal: {legal}")
 
     def _advance(self):
@@ -317,11 +321,11 @@ class Game:
         while self.phase != "over":
             if self.solitaire and self.decider == JEN_SEAT:
                 action = jen.decide(self._jen_view())
-                if action not in self.legal_actions():  # a bug in the engine, not in the input
+                if action not in self._legal_now():  # a bug in the engine, not in the input
                     raise RuntimeError(f"JEN chose illegal {self._names[action]} in {self.phase}")
                 self._apply(action, forced=True)
                 continue
-            legal = self.legal_actions()
+            legal = self._legal_now()
             if len(legal) != 1:
                 return
             self._apply(legal[0], forced=True)
@@ -504,7 +508,7 @@ class Game:
         self.auction_card = card
         self.high_bid, self.high_bidder = 0, None
         self.bids_left = self.num_players
-        self.decider = self.opened_by = (self.active_player + 1) % self.num_players
+        self.decider = (self.active_player + 1) % self.num_players
 
     def _bid(self, amount: int):
         if amount:
@@ -520,7 +524,7 @@ class Game:
             self._charge(self.high_bidder, self.high_bid, ("auction", self.auction_card))
 
     def _close_auction(self):
-        self.auction_card, self.high_bidder, self.opened_by = None, None, None
+        self.auction_card, self.high_bidder = None, None
         self.high_bid = 0
         self._continue_turn()
 
@@ -631,17 +635,19 @@ class Game:
         return best
 
     def _jen_pays(self, seat: int, price: int):
-        """JEN pays with coins, then bust tokens, then duplicate cards, in that order."""
-        use_coins = min(self.coins[seat], price)
-        self.coins[seat] -= use_coins
-        due = price - use_coins
-        use_tokens = min(self.bust_tokens[seat], -(-due // BUST_TOKEN_VALUE))
-        self.bust_tokens[seat] -= use_tokens
-        due -= BUST_TOKEN_VALUE * use_tokens
-        hand = self.hands[seat]
-        for card in range(C.NUM_OWNABLE):
-            while due > 0 and hand[card] > 1:
-                self._spend_card(seat, card)
+        """JEN pays in her fixed order (:func:`ten_env.jen.next_payment`)."""
+        due = price
+        while due > 0:
+            what = jen.next_payment(self.coins[seat], self.bust_tokens[seat], self.hands[seat],
+                                    duplicates_only=True)
+            if what == "coin":
+                self.coins[seat] -= 1
+                due -= 1
+            elif what == "bust":
+                self.bust_tokens[seat] -= 1
+                due -= BUST_TOKEN_VALUE  # no change is given
+            else:
+                self._spend_card(seat, what)
                 due -= 1
 
     def _spend_card(self, seat: int, card: int):
@@ -660,7 +666,7 @@ class Game:
             level=self.rules.jen_level,
             net_total=self.net_total,
             can_draw=bool(self.deck),
-            first_to_bid=self.opened_by == JEN_SEAT and self.bids_left == self.num_players,
+            first_to_bid=jen.first_to_bid(JEN_SEAT, self.active_player, self.num_players),
             rival_wealth=self.wealth(rival, duplicates_only=True),
             own_wealth=self.wealth(JEN_SEAT, duplicates_only=True),
             high_bid=self.high_bid,
@@ -695,6 +701,11 @@ class Game:
                 self.discard[card] += 1
         self.tableau.clear()
         self.net_total = self.currency_total = 0
+
+
+def score_margin(scores: list[int], seat: int) -> int:
+    """A seat's score minus the best score among the other seats."""
+    return scores[seat] - max(s for other, s in enumerate(scores) if other != seat)
 
 
 def _counts(cards) -> list[int]:

@@ -12,7 +12,9 @@ How she plays:
   wealth of her rival (coins, bust tokens at 3, duplicate cards) or the minimum
   bid if that is higher, as far as she can pay; below the minimum she passes;
 - bidding after others, she offers one more than the high bid, or the minimum
-  bid when everybody passed, as far as she can pay.
+  bid when everybody passed, as far as she can pay;
+- she pays with coins, then bust tokens, then duplicate cards (then, in a normal
+  game where any card is money, other cards).
 """
 
 from __future__ import annotations
@@ -52,3 +54,24 @@ def decide(view: JenView) -> int:
             return PASS
         return BID_BASE + bid
     return PASS  # she never buys
+
+
+def first_to_bid(seat: int, active_player: int, num_players: int) -> bool:
+    """Whether ``seat`` opens the auction: bidding starts left of the active player."""
+    return seat == (active_player + 1) % num_players
+
+
+def next_payment(coins: int, bust_tokens: int, hand, duplicates_only: bool) -> int | str:
+    """What JEN pays with next: ``"coin"``, ``"bust"`` (a token) or a card id."""
+    if coins:
+        return "coin"
+    if bust_tokens:
+        return "bust"
+    for card, k in enumerate(hand):
+        if k > 1:
+            return card
+    if not duplicates_only:
+        for card, k in enumerate(hand):
+            if k:
+                return card
+    raise ValueError("JEN has nothing left to pay with")

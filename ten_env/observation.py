@@ -14,8 +14,8 @@ index           size   meaning
 290             36     market: copies of each number card (B1..P9)
 326             36     tableau: copies of each number card
 362             5      tableau: copies of each currency card ($1..$5)
-367             1      tableau net total / 10 (negative when currency outweighs)
-368             1      tableau currency total / 10
+367             1      tableau net total / 10 (negative when currency outweighs; up to 1.9)
+368             1      tableau currency total / 10 (up to 1.5, just after a currency bust)
 369             55     deck: copies left of every card (B1..P9, W1..W9, B#..P#, W#,
                        $1..$5); the order is hidden, the contents are public
 424             1      deck size / 129
@@ -23,7 +23,7 @@ index           size   meaning
 432             14     auction: the wildcard for sale, one-hot (W1..W9, B#..P#, W#)
 446             1      auction: high bid / max_bid
 447             5      auction: relative seat of the high bidder, one-hot
-452             1      payment: amount still owed / max_bid (manual payment)
+452             1      payment: amount still owed / max(max_bid, 9) (manual payment)
 453             1      payment: only duplicates count as cards (solitaire auction)
 454             1      the deck is empty (the game is ending)
 455             4      player count one-hot: 2, 3, 4, 5
@@ -91,13 +91,17 @@ UNBOUNDED = 200.0  # upper bound of counts and of scaled amounts with no limit i
 def space_bounds() -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper bounds of every entry, for the ``Box`` space.
 
-    Flags and scaled quantities with a limit in the rules (coins, scores, totals,
-    bids) lie in [0, 1]; counts of cards and bust tokens have no rules limit and
-    are bounded by ``UNBOUNDED``, far above any real game.
+    Flags and scaled quantities with a limit in the rules (coins, scores, bids,
+    amounts owed) lie in [0, 1], the tableau totals in [-1.5, 1.9]; counts of cards
+    and bust tokens have no rules limit and are bounded by ``UNBOUNDED``, far above
+    any real game.
     """
     low = np.zeros(SIZE, dtype=np.float32)
-    low[NET_TOTAL] = -2.0  # at most 10 in currency before a bust, plus the busting card
     high = np.ones(SIZE, dtype=np.float32)
+    # A currency bust leaves up to 10 + 5 in the tableau while the busting variant's buy
+    # is decided; a number bust up to 10 + 9 of net total.
+    low[NET_TOTAL], high[NET_TOTAL] = -1.5, 1.9
+    high[CURRENCY_TOTAL] = 1.5
     for k in range(MAX_SEATS):
         base = k * SEAT_SIZE
         high[base + 5] = UNBOUNDED  # bust tokens / 3
@@ -145,7 +149,7 @@ def encode(game, seat: int) -> np.ndarray:
         if game.high_bidder is not None:
             obs[HIGH_BIDDER + (game.high_bidder - seat) % n] = 1.0
     if game.phase == "pay":
-        obs[PAY_REMAINING] = game.pay_remaining / game.rules.max_bid
+        obs[PAY_REMAINING] = game.pay_remaining / max(game.rules.max_bid, 9)  # a buy costs up to 9
         obs[PAY_DUPLICATES_ONLY] = game.pay_duplicates_only
     obs[DECK_EMPTY] = not game.deck
     obs[PLAYER_COUNT + n - 2] = 1.0
@@ -162,3 +166,10 @@ def action_mask(game, seat: int) -> np.ndarray:
     if game.current_player == seat:
         mask[game.legal_actions()] = 1
     return mask
+
+
+def agent_view(game, seat: int) -> tuple[dict, dict]:
+    """(observation, info) for ``seat``, as the PettingZoo env gives them to an agent."""
+    observation = {"observation": encode(game, seat), "action_mask": action_mask(game, seat)}
+    legal = game.legal_action_names() if game.current_player == seat else []
+    return observation, {"snapshot": game.lazy_snapshot(), "legal_actions": legal}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import cards as C
+from .game import JEN_SEAT
 from .scoring import score_counts
 
 RECENT = 8  # how many of the latest actions to show
@@ -27,7 +28,7 @@ def render_table(game, me: int | None = None) -> str:
     for seat in range(game.num_players):
         hand = game.hands[seat]
         label = f"player {seat}"
-        if game.rules.jen_level is not None and seat == 1:
+        if game.rules.jen_level is not None and seat == JEN_SEAT:
             label += " (JEN)"
         if seat == me:
             label += " (you)"

@@ -58,6 +58,11 @@ class Rules:
         return self.jen_level is not None
 
     @property
+    def num_agents(self) -> int:
+        """Seats that agents play: every seat, or only seat 0 in the solitaire game."""
+        return 1 if self.solitaire else self.num_players
+
+    @property
     def min_bid(self) -> int:
         """Lowest bid allowed: 5 in the solitaire game, else 1."""
         return 5 if self.solitaire else 1

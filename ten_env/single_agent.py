@@ -65,11 +65,17 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, rules=None, opponents: Sequence = (), seat: int | None = None,
                  reward: str = "win", render_mode: str | None = None, illegal: str = "terminate"):
         if isinstance(rules, dict):
+            unknown = sorted(set(rules) - set(Rules.field_names()))
+            if unknown:
+                raise ValueError(f"unknown rules field(s) {', '.join(unknown)}; allowed: "
+                                 f"{', '.join(Rules.field_names())}")
             rules = Rules(**rules)
         self.rules = Rules() if rules is None else rules
         if not isinstance(self.rules, Rules):
             raise ValueError(f"rules must be a ten_env.Rules or a dict of its fields, got {rules!r}")
-        seats = 1 if self.rules.solitaire else self.rules.num_players
+        seats = self.rules.num_agents
+        if opponents is None or isinstance(opponents, (str, bytes)) or not hasattr(opponents, "__len__"):
+            raise ValueError(f"opponents must be a list of policies, got {opponents!r}")
         if len(opponents) != seats - 1:
             raise ValueError(
                 f"opponents: {seats - 1} needed for {self.rules.num_players} players"
@@ -108,13 +114,19 @@ class SingleAgentEnv(gymnasium.Env):
             if hasattr(agent, "reset"):  # e.g. to pick a new policy from a pool for this game
                 agent.reset(seed=int(self.np_random.integers(2**31)))
         while True:
-            seats = 1 if self.rules.solitaire else self.rules.num_players
+            seats = self.rules.num_agents
             self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(seats))
             game_seed = int(self.np_random.integers(2**63 - 1))
             self.game = Game(self.rules, seed=game_seed, deck=deck)
             self._play_opponents()
-            if not self.game.is_over or deck is not None:
-                break  # a shuffled game that ends before the learner's first choice is dealt again
+            if not self.game.is_over:
+                break
+            if deck is not None:
+                raise ValueError(
+                    "this stacked deck ends the game before the learning seat has a single choice; "
+                    "a Gymnasium episode needs at least one step"
+                )
+            # a shuffled game that ends before the learner's first choice is dealt again
         self._ended = self.game.is_over
         return self._observation(), self._info()
 
@@ -122,6 +134,8 @@ class SingleAgentEnv(gymnasium.Env):
         if self.game is None or self._ended:
             raise ValueError("step() needs a game in progress: call reset() first")
         action = int(action) if isinstance(action, np.integer) else action
+        if isinstance(action, str) and action in self.game._ids:
+            action = self.game.action_id(action)
         if self.illegal == "terminate" and action not in self._legal_ids():
             # Like PettingZoo's TerminateIllegalWrapper: the episode ends, the mover loses.
             gymnasium.logger.warn(f"illegal action {action!r}: the episode ends with reward -1")
@@ -141,6 +155,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False once the game is over)."""
+        if self.game is None:
+            raise ValueError("action_masks() needs a game: call reset() first")
         return O.action_mask(self.game, self.seat).astype(bool)
 
     def render(self):
@@ -166,8 +182,7 @@ class SingleAgentEnv(gymnasium.Env):
         while not game.is_over and game.current_player != self.seat:
             seat = game.current_player
             policy = self.opponents[(seat - self.seat - 1) % game.num_players]
-            observation = {"observation": O.encode(game, seat), "action_mask": O.action_mask(game, seat)}
-            game.act(policy(observation, {"snapshot": game.snapshot(), "seat": seat}))
+            game.act(policy(*O.agent_view(game, seat)))
 
     def _observation(self) -> np.ndarray:
         return O.encode(self.game, self.seat)

@@ -246,3 +246,26 @@ def test_ansi_render_shows_the_table():
     text = env.render()
     assert "tableau: B3" in text and "deck 5" in text and "player 1" in text
     assert "to act: player 0" in text
+
+
+def test_observation_stays_in_bounds_in_the_bust_phase():
+    """Just after a currency bust in the busting variant, the tableau still shows 13 currency."""
+    game = Game(Rules(num_players=2, bust_buy=True), deck=["B1", "$5", "$5", "$3", "B2", "B3", "B4"])
+    game.act("draw")
+    game.act("draw")
+    game.act("draw")  # $3: currency 13 > 10
+    assert game.phase == "bust"
+    obs = O.encode(game, 0)
+    low, high = O.space_bounds()
+    assert obs[O.CURRENCY_TOTAL] == pytest.approx(1.3)
+    assert np.all(obs >= low) and np.all(obs <= high)
+
+
+def test_reset_that_ends_the_game_delivers_rewards():
+    env = ten_env.raw_env(num_players=2)
+    env.reset(seed=0, options={"deck": ["$1"]})  # the only card is drawn by force: game over
+    assert env.game.is_over and all(env.terminations.values())
+    winners = env.game.winners()
+    _, reward, *_ = env.last()
+    assert reward == (0.0 if len(winners) == 2 else (1.0 if 0 in winners else -1.0))
+    assert env.infos["player_0"]["scores"] == env.game.scores()

@@ -22,7 +22,7 @@ def _demo(args) -> int:
 
     rules = Rules(num_players=args.players, bust_buy=args.bust_buy, jen_level=args.jen)
     game = Game(rules, seed=args.seed)
-    seats = 1 if rules.solitaire else rules.num_players
+    seats = rules.num_agents
     players = [RandomAgent(seed=args.seed * 100 + seat) for seat in range(seats)]
     play_game(game, players)
     print(render_table(game))

@@ -46,12 +46,16 @@ import os
 import re
 import signal
 import sys
+import tempfile
+from collections.abc import Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from agents import Results, play_games
 from agents.registry import NAMES_HELP, make_agent
 from ten_env import Rules
+from ten_env.actions import BID_BASE, num_actions
+from ten_env.deck import load as load_deck
 
 CONFIDENCE = 0.95
 LADDER_LEVELS = tuple(range(4, 11))
@@ -68,6 +72,11 @@ RANK_TITLES = {
 }
 
 LEVELS_HELP = "JEN levels 4-10 as a range (4-10), a list (4,7,10) or one level (7)"
+
+#: The keys of ``evaluate(rules=...)``: the fields of :class:`ten_env.Rules` but ``jen_level``.
+RULES_KEYS = ("num_players", "bust_buy", "payment", "max_bid", "deck_file")
+#: The fields every matchup shares, whatever the table: what a worker gets as a plain dict.
+_BASE_KEYS = ("bust_buy", "payment", "max_bid", "deck_file")
 
 
 # --------------------------------------------------------------------------- statistics
@@ -135,6 +144,26 @@ def parse_opponents(text: str) -> list[str]:
     return names
 
 
+def check_rules(rules) -> dict:
+    """The base game settings of ``evaluate(rules=...)`` as a new dict; ``ValueError`` on a bad key.
+
+    Allowed keys are :data:`RULES_KEYS` (``jen_level`` is not one: the ladder sets it).
+    The values are checked later, by :class:`ten_env.Rules`.
+    """
+    if rules is None:
+        return {}
+    if not isinstance(rules, Mapping):
+        raise ValueError(f"rules must be a dict of Rules fields ({', '.join(RULES_KEYS)}), got {rules!r}")
+    allowed = ", ".join(RULES_KEYS)
+    for key in rules:
+        if key == "jen_level":
+            raise ValueError(f"rules key 'jen_level' is not allowed: the ladder sets it from levels "
+                             f"(allowed keys: {allowed})")
+        if key not in RULES_KEYS:
+            raise ValueError(f"unknown rules key {key!r} (allowed keys: {allowed})")
+    return dict(rules)
+
+
 def agent_name(spec: str) -> str:
     """A short name for an agent spec, fit for a folder name (``jen:5`` -> ``jen-5``).
 
@@ -176,6 +205,8 @@ def _build(specs: tuple, cache: dict) -> list:
 
 def _play_chunk(task: tuple, cache: dict) -> tuple[int, Results]:
     index, specs, rules, start, count = task
+    if isinstance(rules, Mapping):  # Rules fields as a plain dict, as evaluate() sends them
+        rules = Rules(**rules)
     return index, play_games(_build(specs, cache), rules, n=count, seed=start)
 
 
@@ -198,6 +229,8 @@ def _worker_chunk(task: tuple) -> tuple[int, Results]:
 
 def _chunks(matchups: list[tuple], games: int, seed: int, jobs: int) -> list[tuple]:
     """Tasks ``(matchup index, specs, rules, first seed, games)`` covering every game once.
+
+    ``rules`` is whatever the matchup holds: a :class:`ten_env.Rules` or a dict of its fields.
 
     Each chunk starts at a multiple of the table size, so ``play_games`` rotates the
     seats exactly as one call for the whole matchup would.
@@ -290,7 +323,8 @@ def _entry(result: Results, label: str) -> dict:
 
 
 def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int | None = None,
-             games: int = 200, seed: int = 0, jobs: int | None = None, progress: bool = False) -> dict:
+             games: int = 200, seed: int = 0, jobs: int | None = None, progress: bool = False,
+             rules: dict | None = None) -> dict:
     """Play the agent ``agent_spec`` through the JEN ladder or against opponents; a JSON-ready report.
 
     Args:
@@ -306,10 +340,20 @@ def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int |
         jobs: worker processes (default: all cores); ``1`` plays in this process.
             The numbers do not depend on it.
         progress: show a progress bar on stderr.
+        rules: the game to play, as :class:`ten_env.Rules` fields: any of
+            ``bust_buy``, ``payment``, ``max_bid``, ``deck_file`` (the rest keep the
+            ``Rules`` defaults), and ``num_players``, which must then be 2 on the
+            ladder and the table size in normal games. Not ``jen_level``: the
+            ladder plays ``Rules(**rules, num_players=2, jen_level=level)``, normal
+            games ``Rules(**rules, num_players=1 + len(opponents))``. Evaluate a
+            model on the game it was trained for (its ``max_bid`` above all).
 
     Returns:
         ``{"agent", "mode": "ladder" | "table", "num_players", "games", "seed",
-        "confidence", "matchups": [...], "rank"}`` (``rank`` on the ladder only).
+        "confidence", "rules", "matchups": [...], "rank"}`` (``rank`` on the ladder
+        only). ``rules`` is the game measured: ``num_players``, ``bust_buy``,
+        ``payment``, ``max_bid`` and ``deck_file`` (the JEN level of the ladder is
+        each matchup's ``level``).
         Each matchup has ``opponent`` (a label), ``games``, ``wins`` (sole wins),
         ``shared_wins``, ``win_rate`` (sole wins / games), ``ci_low`` / ``ci_high``
         (Wilson 95%), ``mean_score`` (the agent's), ``opponent_mean_score`` (the
@@ -318,9 +362,21 @@ def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int |
         games ``opponents`` and ``opponent_mean_scores`` (each opponent's mean score).
 
     Raises:
-        ValueError: an unknown agent, a model made for other observations, levels
-            outside 4-10, both or neither of ``levels`` and ``opponents``, a table
-            size outside 2-5, ``games`` or ``jobs`` below 1.
+        ValueError: an unknown agent, a model made for other observations or
+            another ``max_bid``, levels outside 4-10, both or neither of ``levels``
+            and ``opponents``, a table size outside 2-5, ``games`` or ``jobs``
+            below 1, a bad ``rules`` key or value, an unreadable deck file.
+    """
+    plan = _prepare(agent_spec, levels=levels, opponents=opponents, num_players=num_players,
+                    games=games, seed=seed, jobs=jobs, rules=rules)
+    return _execute(plan, progress=progress)
+
+
+def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, rules) -> dict:
+    """Check every input of :func:`evaluate` (loading the agents once) and return what to play.
+
+    Nothing is played: the command line calls this first, so that bad input fails
+    before the output folder is made.
     """
     if not isinstance(agent_spec, str) or not agent_spec.strip():
         raise ValueError(f"agent must be a non-empty name; use {NAMES_HELP}")
@@ -336,14 +392,19 @@ def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int |
     jobs = default_jobs() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+    base = check_rules(rules)
+    rules_players = base.pop("num_players", None)
 
     if levels is not None:
         levels = parse_levels(levels)
         if num_players not in (None, 2):
             raise ValueError(f"the JEN ladder is the solitaire game (2 seats: you and JEN), "
                              f"got num_players={num_players}")
+        if rules_players is not None and rules_players != 2:
+            raise ValueError(f"the JEN ladder is the solitaire game (2 seats: you and JEN), "
+                             f"got rules num_players={rules_players!r}")
         mode, table_size = "ladder", 2
-        matchups = [((agent_spec,), Rules(jen_level=level)) for level in levels]
+        tables = [((agent_spec,), level) for level in levels]
         labels = [f"JEN {level}" for level in levels]
     else:
         opponents = parse_opponents(opponents) if isinstance(opponents, str) else [str(o).strip() for o in opponents]
@@ -358,34 +419,71 @@ def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int |
         table_size = 1 + len(opponents)
         if table_size not in range(2, 6):
             raise ValueError(f"a table has 2-5 players: give 1 to 4 opponents, got {len(opponents)}")
+        if rules_players is not None and rules_players != table_size:
+            raise ValueError(f"rules num_players={rules_players!r} does not fit {len(opponents)} opponents "
+                             f"(a table of {table_size}: you and your opponents)")
         mode = "table"
-        matchups = [((agent_spec, *opponents), Rules(num_players=table_size))]
+        tables = [((agent_spec, *opponents), None)]
         labels = [", ".join(opponents)]
+
+    # The values, checked by Rules itself; the workers get them back as a plain dict.
+    try:
+        checked = Rules(**base, num_players=table_size, jen_level=tables[0][1])
+    except ValueError as exc:
+        raise ValueError(f"rules: {exc}") from None
+    base = {key: getattr(checked, key) for key in _BASE_KEYS}
+    load_deck(base["deck_file"])  # an unreadable or wrong deck file fails here, with its reason
+    matchups = [(specs, {**base, "num_players": table_size, "jen_level": level}) for specs, level in tables]
 
     # Check every name here, with a clear message, before any worker starts.
     cache: dict = {}
     _build(matchups[0][0], cache)
+    _check_actions(cache.values(), base["max_bid"])
     if jobs > 1:
         cache.clear()  # the workers build their own; a model need not stay loaded here
+    return {"agent": agent_spec, "mode": mode, "table_size": table_size, "games": games, "seed": seed,
+            "jobs": jobs, "rules": {"num_players": table_size, **base}, "matchups": matchups,
+            "labels": labels, "cache": cache}
 
-    results = _run_all(matchups, games, seed, jobs, progress, cache)
+
+def _check_actions(agents, max_bid: int) -> None:
+    """A model trained for another ``max_bid`` (another number of actions) fails here, saying which."""
+    expected = num_actions(max_bid)
+    for agent in agents:
+        space = getattr(getattr(agent, "model", None), "action_space", None)
+        n = getattr(space, "n", None)
+        if n is None or int(n) == expected:
+            continue
+        name = getattr(agent, "name", None) or repr(agent)
+        made_for = int(n) - BID_BASE - 1
+        hint = (f": evaluate it with rules max_bid={made_for} (--max-bid {made_for})"
+                if made_for in range(5, 201) else "")
+        raise ValueError(f"model {name!r} has {int(n)} actions but the game has {expected} "
+                         f"(max_bid={max_bid}){hint}")
+
+
+def _execute(plan: dict, progress: bool = False) -> dict:
+    """Play what :func:`_prepare` checked; the report of :func:`evaluate`."""
+    matchups, mode = plan["matchups"], plan["mode"]
+    results = _run_all(matchups, plan["games"], plan["seed"], plan["jobs"], progress, plan["cache"])
 
     entries = []
-    for (specs, rules), label, result in zip(matchups, labels, results):
+    for (specs, rules), label, result in zip(matchups, plan["labels"], results):
         entry = _entry(result, label)
         if mode == "ladder":
-            entry = {"level": rules.jen_level, **entry}
+            entry = {"level": rules["jen_level"], **entry}
         else:
             entry = {**entry, "opponents": list(specs[1:]),
                      "opponent_mean_scores": [s / result.games for s in result.total_scores[1:]]}
         entries.append(entry)
     report = {
-        "agent": agent_spec,
+        "agent": plan["agent"],
         "mode": mode,
-        "num_players": table_size,
-        "games": games,
-        "seed": seed,
+        "num_players": plan["table_size"],
+        "games": plan["games"],
+        "seed": plan["seed"],
         "confidence": CONFIDENCE,
+        "rules": dict(plan["rules"]),
         "matchups": entries,
     }
     if mode == "ladder":
@@ -396,12 +494,26 @@ def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int |
 # --------------------------------------------------------------------------- output
 
 
+def _rules_note(rules) -> str:
+    """``"; rules: max_bid=20, bust_buy"`` for the settings that differ from the Rules defaults."""
+    if not rules:
+        return ""
+    defaults = Rules()
+    changed = []
+    for key in _BASE_KEYS:
+        value = rules.get(key, getattr(defaults, key))
+        if value != getattr(defaults, key):
+            changed.append(key if value is True else f"{key}={value}")
+    return f"; rules: {', '.join(changed)}" if changed else ""
+
+
 def format_table(report: dict) -> str:
     """The report as an aligned text table, one row per matchup (and the rank on the ladder)."""
     ladder = report.get("mode") == "ladder"
     kind = "against the JEN ladder" if ladder else f"in normal games of {report.get('num_players', '?')} players"
     lines = [f"{report['agent']} {kind}, seeds from {report.get('seed', 0)}, "
-             f"sole wins with {round(100 * report.get('confidence', CONFIDENCE))}% Wilson intervals"]
+             f"sole wins with {round(100 * report.get('confidence', CONFIDENCE))}% Wilson intervals"
+             + _rules_note(report.get("rules"))]
     header = ("opponent", "games", "win %", "95% interval", "mean score agent / opp", "mean margin")
     rows = []
     for m in report["matchups"]:
@@ -476,6 +588,52 @@ def save_report(report: dict, out_dir) -> tuple[Path, Path | None]:
 # --------------------------------------------------------------------------- command line
 
 
+def _int_range(low: int, high: int | None, flag: str):
+    """An argparse ``type``: a whole number from ``low`` to ``high`` (no upper bound for ``None``)."""
+    allowed = f"from {low} to {high}" if high is not None else f"of at least {low}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} must be a whole number {allowed}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{flag} must be a whole number {allowed}, got {value}")
+        return value
+
+    parse.__name__ = flag.lstrip("-").replace("-", "_")
+    return parse
+
+
+def _at_least(low: int, flag: str):
+    return _int_range(low, None, flag)
+
+
+def rules_from_args(args) -> dict:
+    """The ``rules`` of :func:`evaluate` from the command line: every base field, defaults included."""
+    defaults = Rules()
+    return {
+        "bust_buy": bool(getattr(args, "bust_buy", defaults.bust_buy)),
+        "payment": getattr(args, "payment", defaults.payment),
+        "max_bid": getattr(args, "max_bid", defaults.max_bid),
+        "deck_file": getattr(args, "deck_file", defaults.deck_file),
+    }
+
+
+def prepare_out_dir(out_dir) -> Path:
+    """Make ``out_dir`` and check a file can be written in it; ``ValueError`` saying why not."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out {str(out_dir)!r} is a file, not a folder")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write to {str(out_dir)!r}: {exc.strerror or exc}") from None
+    return out_dir
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``ten eval`` / ``python -m train.evaluate``."""
     parser.add_argument("agent", help=f"the agent to evaluate: {NAMES_HELP}")
@@ -486,10 +644,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="normal games against these comma-separated agents instead of the ladder")
     parser.add_argument("--players", type=int, metavar="N",
                         help="with one --opponents agent: the table size, that agent in every other seat")
-    parser.add_argument("--games", type=int, default=200, help="games per matchup (default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="game i uses deck seed SEED+i (default 0)")
-    parser.add_argument("--jobs", type=int, default=None,
+    parser.add_argument("--games", type=_at_least(1, "--games"), default=200, metavar="N",
+                        help="games per matchup (default 200)")
+    parser.add_argument("--seed", type=_at_least(0, "--seed"), default=0, metavar="N",
+                        help="game i uses deck seed SEED+i (default 0)")
+    parser.add_argument("--jobs", type=_at_least(1, "--jobs"), default=None, metavar="N",
                         help="worker processes (default: all cores; the results do not depend on it)")
+    defaults = Rules()
+    parser.add_argument("--bust-buy", action="store_true",
+                        help="the busting variant (evaluate a model on the rules it was trained with)")
+    parser.add_argument("--payment", choices=("auto", "manual"), default=defaults.payment,
+                        help=f"how prices and bids are paid (default {defaults.payment})")
+    parser.add_argument("--max-bid", type=_int_range(5, 200, "--max-bid"), default=defaults.max_bid,
+                        metavar="N", help=f"the highest bid, 5-200 (default {defaults.max_bid}); "
+                                          f"a model needs the max_bid it was trained with")
+    parser.add_argument("--deck-file", metavar="PATH", default=defaults.deck_file,
+                        help="a deck file instead of the bundled deck")
     parser.add_argument("--out", metavar="DIR", help="where to save report.json / ladder.png "
                                                       "(default runs/eval/<agent name>)")
 
@@ -505,10 +675,12 @@ def run(args) -> int:
     else:
         levels, opponents = parse_levels(args.levels if args.levels is not None else "4-10"), None
     out_dir = Path(args.out) if args.out else Path("runs") / "eval" / agent_name(args.agent)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"--out {str(out_dir)!r} is a file, not a folder")
-    report = evaluate(args.agent, levels=levels, opponents=opponents, num_players=args.players,
-                      games=args.games, seed=args.seed, jobs=args.jobs, progress=True)
+    # Every input first (agents loaded, rules and deck checked), then the folder, then the games:
+    # a mistake or an unwritable --out fails at once, not after the last game.
+    plan = _prepare(args.agent, levels=levels, opponents=opponents, num_players=args.players,
+                    games=args.games, seed=args.seed, jobs=args.jobs, rules=rules_from_args(args))
+    prepare_out_dir(out_dir)
+    report = _execute(plan, progress=True)
     print(format_table(report))
     try:
         json_path, png_path = save_report(report, out_dir)

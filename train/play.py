@@ -31,14 +31,13 @@ def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
     out = stdout or sys.stdout
     game = Game(rules, seed=seed)
     players = {}
-    others = [s for s in range(1 if rules.solitaire else rules.num_players) if s != seat]
+    others = [s for s in range(rules.num_agents) if s != seat]
     for s, agent in zip(others, opponents):
         players[s] = agent
     while not game.is_over:
         current = game.current_player
         if current != seat:
-            obs = {"observation": O.encode(game, current), "action_mask": O.action_mask(game, current)}
-            game.act(players[current].act(obs, {"snapshot": game.snapshot(), "seat": current}))
+            game.act(players[current].act(*O.agent_view(game, current)))
             continue
         print(render_table(game, me=seat), file=out)
         legal = game.legal_action_names()

@@ -30,6 +30,7 @@ from agents import play_games
 from agents.base import Agent
 from agents.registry import make_agent
 from ten_env import Rules
+from ten_env.game import score_margin
 
 from .config import Config
 from .evaluate import parse_levels
@@ -148,7 +149,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict):
                     continue
                 seat, scores = info["seat"], info["scores"]
                 self.results.append(1.0 if info["winners"] == [seat] else 0.0)
-                self.margins.append(scores[seat] - max(s for i, s in enumerate(scores) if i != seat))
+                self.margins.append(score_margin(scores, seat))
                 if "episode" in info:
                     self.lengths.append(info["episode"]["l"])
             if self.results:
