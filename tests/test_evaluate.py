@@ -257,3 +257,113 @@ def test_cli_bad_levels_exit_2_with_one_line(command, tmp_path):
     assert run.stdout == ""
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
     assert "error: levels '3-12'" in run.stderr and "4-10" in run.stderr
+
+
+# --------------------------------------------------------------------------- the game evaluated: rules
+
+
+def test_a_model_is_evaluated_on_the_rules_it_was_trained_for(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    import ten_env
+
+    path = tmp_path / "bid20.zip"
+    MaskablePPO("MlpPolicy", ten_env.SoloEnv(jen_level=4, max_bid=20), n_steps=64, batch_size=32).save(path)
+    report = E.evaluate(str(path), levels=[4], games=4, jobs=1, rules={"max_bid": 20})
+    assert report["matchups"][0]["games"] == 4
+    assert report["rules"] == {"num_players": 2, "bust_buy": False, "payment": "auto", "max_bid": 20,
+                               "deck_file": None}
+    assert "max_bid=20" in E.format_table(report).splitlines()[0]
+    # on the default game (max_bid 40) it fails at once, saying which max_bid it needs
+    with pytest.raises(ValueError, match=r"112 actions but the game has 132.*max_bid=20"):
+        E.evaluate(str(path), levels=[4], games=4, jobs=1)
+
+
+def test_rules_reach_every_game_whatever_the_jobs():
+    rules = {"bust_buy": True}
+    one = E.evaluate("heuristic", levels=[4, 7], games=12, seed=5, jobs=1, rules=rules)
+    assert one["rules"]["bust_buy"] is True and one["rules"]["max_bid"] == 40
+    for m in one["matchups"]:
+        direct = play_games([HeuristicAgent()], Rules(jen_level=m["level"], bust_buy=True), n=12, seed=5)
+        assert (m["wins"], m["shared_wins"]) == (direct.wins[0], direct.shared_wins[0])
+        assert m["mean_score"] == pytest.approx(direct.mean_scores[0])
+        assert m["mean_margin"] == pytest.approx(direct.mean_margins[0])
+
+    # normal games: the table size comes from the opponents; workers get the same game
+    table = dict(opponents=["random"], games=9, seed=2,
+                 rules={"num_players": 2, "payment": "manual", "bust_buy": True, "max_bid": 30})
+    serial, parallel = E.evaluate("heuristic", jobs=1, **table), E.evaluate("heuristic", jobs=2, **table)
+    assert serial == parallel
+    assert serial["rules"] == {"num_players": 2, "bust_buy": True, "payment": "manual", "max_bid": 30,
+                               "deck_file": None}
+    agents = [make_agent("heuristic"), make_agent("random", seed=1)]
+    direct = play_games(agents, Rules(num_players=2, payment="manual", bust_buy=True, max_bid=30), n=9, seed=2)
+    assert serial["matchups"][0]["wins"] == direct.wins[0]
+    assert serial["matchups"][0]["mean_score"] == pytest.approx(direct.mean_scores[0])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(levels=[4], rules={"jen_level": 5}), r"'jen_level' is not allowed.*allowed keys: num_players"),
+    (dict(levels=[4], rules={"colour": 1}), r"unknown rules key 'colour' \(allowed keys: num_players, bust_buy"),
+    (dict(levels=[4], rules={"num_players": 3}), "rules num_players=3"),
+    (dict(opponents=["random"], rules={"num_players": 3}), "rules num_players=3 does not fit 1 opponents"),
+    (dict(opponents=["random"], num_players=3, rules={"num_players": 4}), "rules num_players=4"),
+    (dict(levels=[4], rules={"max_bid": 3}), "rules: max_bid must be an integer from 5 to 200"),
+    (dict(levels=[4], rules={"payment": "cash"}), "rules: payment"),
+    (dict(levels=[4], rules=[("max_bid", 20)]), "rules must be a dict"),
+    (dict(levels=[4], rules={"deck_file": "/no/such/deck.json"}), "cannot be read"),
+])
+def test_bad_rules_are_a_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message) as info:
+        E.evaluate("random", games=2, jobs=1, **kwargs)
+    assert "\n" not in str(info.value)
+
+
+def test_rules_that_agree_are_accepted():
+    report = E.evaluate("random", opponents=["random"], num_players=3, games=3, jobs=1, rules={"num_players": 3})
+    assert report["num_players"] == 3 == report["rules"]["num_players"]
+
+
+def test_cli_rules_options_reach_the_report(tmp_path, capsys):
+    out = tmp_path / "eval"
+    assert E.main(["heuristic", "--levels", "4", "--games", "3", "--jobs", "1", "--max-bid", "25",
+                   "--bust-buy", "--payment", "manual", "--out", str(out)]) == 0
+    assert "rules: bust_buy, payment=manual, max_bid=25" in capsys.readouterr().out
+    rules = json.loads((out / "report.json").read_text())["rules"]
+    assert rules == {"num_players": 2, "bust_buy": True, "payment": "manual", "max_bid": 25, "deck_file": None}
+
+
+def test_cli_unwritable_out_fails_before_playing(tmp_path, capsys, monkeypatch):
+    def no_games(*args, **kwargs):
+        raise AssertionError("played games before checking --out")
+
+    monkeypatch.setattr(E, "_run_all", no_games)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for out in (blocker / "eval", blocker):
+        assert E.main(["heuristic", "--levels", "4", "--games", "5", "--jobs", "1", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("python -m train.evaluate: error:")
+        assert str(out) in err
+    with pytest.raises(ValueError, match=r"cannot write to .*Not a directory"):
+        E.prepare_out_dir(blocker / "eval")
+    assert E.prepare_out_dir(tmp_path / "new" / "deep") == tmp_path / "new" / "deep"
+    assert (tmp_path / "new" / "deep").is_dir() and not list((tmp_path / "new" / "deep").iterdir())
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--seed", "-1"], "--seed"),
+    (["--games", "-3"], "--games"),
+    (["--games", "0"], "--games"),
+    (["--jobs", "0"], "--jobs"),
+    (["--jobs", "two"], "--jobs"),
+    (["--max-bid", "4"], "--max-bid"),
+    (["--max-bid", "201"], "--max-bid"),
+    (["--payment", "cash"], "--payment"),
+])
+def test_cli_bad_numbers_are_refused_while_parsing(argv, flag, capsys):
+    with pytest.raises(SystemExit) as info:
+        E.main(["heuristic", *argv])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: argument {flag}:" in err and "Traceback" not in err

@@ -146,3 +146,41 @@ def test_curriculum_reaches_every_env_through_the_wrappers(tmp_path):
     _level_env_method(venv, 7)
     venv.reset()
     assert [game.rules.jen_level for game in venv.get_attr("game")] == [7, 7]
+
+
+def test_overwrite_never_deletes_a_folder_that_is_not_a_run(tmp_path):
+    out = tmp_path / "thesis"
+    out.mkdir()
+    (out / "chapter1.txt").write_text("precious")
+    with pytest.raises(ValueError, match="holds no training run"):
+        _run("quick", out, ["train.total_steps=64"], overwrite=True)
+    with pytest.raises(ValueError, match="already holds other files"):
+        _run("quick", out, ["train.total_steps=64"])
+    assert (out / "chapter1.txt").read_text() == "precious"
+
+
+def test_resume_with_a_missing_checkpoint_or_damaged_state(tmp_path):
+    out = tmp_path / "run"
+    _run("quick", out, ["train.total_steps=128"])
+    state = json.loads((out / "checkpoints" / "state.json").read_text())
+    (out / "checkpoints" / state["checkpoint"]).unlink()
+    with pytest.raises(ValueError, match="checkpoint .* is missing"):
+        _run("quick", out, ["train.total_steps=256"], resume=True)
+    (out / "checkpoints" / "state.json").write_text("{not json")
+    with pytest.raises(ValueError, match="is damaged"):
+        _run("quick", out, ["train.total_steps=256"], resume=True)
+
+
+def test_only_the_newest_checkpoints_are_kept(tmp_path):
+    from train.trainer import KEEP_CHECKPOINTS
+
+    out = tmp_path / "run"
+    _run("quick", out, ["train.total_steps=640"])  # a checkpoint every 128 steps
+    assert len(list((out / "checkpoints").glob("step_*.zip"))) == KEEP_CHECKPOINTS
+
+
+def test_config_checks_the_deck_file_and_reads_levels_as_numbers(tmp_path):
+    with pytest.raises(ValueError, match="rules.deck_file.*cannot be read"):
+        validate({"rules": {"deck_file": str(tmp_path / "nope.json")}})
+    assert validate({"evaluation": {"final_levels": 7}}).evaluation.final_levels == "7"
+    assert validate({"evaluation": {"final_levels": [4, 9]}}).evaluation.final_levels == "4,9"

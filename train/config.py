@@ -75,6 +75,15 @@ class RulesConfig(_Section):
     max_bid: int = Field(40, ge=5, le=200)
     deck_file: str | None = None
 
+    @field_validator("deck_file")
+    @classmethod
+    def _loadable(cls, path):
+        if path is not None:
+            from ten_env.deck import load
+
+            load(path)  # raises ValueError saying what is wrong with the file
+        return path
+
 
 class Curriculum(_Section):
     threshold: float = Field(0.55, gt=0.0, lt=1.0)
@@ -153,6 +162,16 @@ class EvaluationConfig(_Section):
     @classmethod
     def _known(cls, names):
         return ScriptedOpponents._known(names)
+
+    @field_validator("final_levels", mode="before")
+    @classmethod
+    def _as_text(cls, levels):
+        # "--set evaluation.final_levels=7" reads as the number 7, and a YAML list as a list
+        if isinstance(levels, int) and not isinstance(levels, bool):
+            return str(levels)
+        if isinstance(levels, list):
+            return ",".join(str(level) for level in levels)
+        return levels
 
 
 class OutputConfig(_Section):

@@ -12,6 +12,11 @@ Two kinds of evaluation, from Python (:func:`evaluate`) or the command line
   agent against those opponents at a table of ``1 + len(opponents)`` players,
   seats rotated game by game so nobody keeps the first seat.
 
+Both play the game of ``--max-bid``, ``--payment``, ``--bust-buy`` and
+``--deck-file`` (``rules=`` in Python; the ``Rules`` defaults otherwise): a model
+must be evaluated on the game it was trained for, its ``max_bid`` above all
+(it fixes the number of actions). The report says which game was measured.
+
 Game ``i`` of every matchup uses deck seed ``seed + i``: the numbers are the
 same for the same seed whatever the number of worker processes (``--jobs``,
 all cores by default), and two agents evaluated with the same seed meet the
@@ -592,13 +597,14 @@ def _int_range(low: int, high: int | None, flag: str):
     """An argparse ``type``: a whole number from ``low`` to ``high`` (no upper bound for ``None``)."""
     allowed = f"from {low} to {high}" if high is not None else f"of at least {low}"
 
+    # argparse prints "argument FLAG: " before the message
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} must be a whole number {allowed}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {text!r}") from None
         if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{flag} must be a whole number {allowed}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {value}")
         return value
 
     parse.__name__ = flag.lstrip("-").replace("-", "_")

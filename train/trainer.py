@@ -5,7 +5,7 @@ What a run leaves in its output folder::
     config.yaml        the resolved config (with every default written out)
     meta.json          package versions, seed, start time
     model.zip          the final policy (load it with agents.PolicyAgent)
-    checkpoints/       step_<N>.zip and state.json (for --resume)
+    checkpoints/       the last 3 step_<N>.zip and state.json (for --resume)
     pool/              self-play: the learner's past policies
     tb/                TensorBoard logs: ten/win_rate, ten/margin, ten/episode_length,
                        ten/jen_level, ten/eval_win_rate, and SB3's own
@@ -36,6 +36,7 @@ from .config import Config
 from .evaluate import parse_levels
 
 STATE = "state.json"
+KEEP_CHECKPOINTS = 3
 
 
 # ---------------------------------------------------------------------------- opponents
@@ -225,6 +226,8 @@ def save_checkpoint(model, out_dir: Path, state: dict, steps: int) -> Path:
     tmp = folder / (STATE + ".tmp")
     tmp.write_text(json.dumps(state, indent=2))
     tmp.replace(folder / STATE)  # atomic: an interruption never leaves half a state file
+    for old in sorted(folder.glob("step_*.zip"))[:-KEEP_CHECKPOINTS]:
+        old.unlink()  # the newest few are enough to resume or to go back a little
     return path
 
 
@@ -232,16 +235,11 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
     """Check the output folder and return the run state to start from."""
     saved = out_dir / "config.yaml"
     fresh = {"timesteps": 0, "jen_level": getattr(config.opponents, "jen_level", None), "checkpoint": None}
+    is_run = saved.is_file() or (out_dir / "meta.json").is_file()
     if resume:
         if not saved.is_file():
             raise ValueError(f"--resume: {str(out_dir)!r} holds no run to resume (no config.yaml)")
-        old = yaml.safe_load(saved.read_text())
-        new = config.to_dict()
-        differs = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k) and k != "train"]
-        old_train = {k: v for k, v in (old.get("train") or {}).items() if k != "total_steps"}
-        new_train = {k: v for k, v in new["train"].items() if k != "total_steps"}
-        if old_train != new_train:
-            differs.append("train")
+        differs = _config_differences(yaml.safe_load(saved.read_text()), config.to_dict())
         if differs:
             raise ValueError(
                 f"--resume: {str(out_dir)!r} holds a run with a different config (differs in: "
@@ -250,17 +248,43 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
         state_file = out_dir / "checkpoints" / STATE
         if not state_file.is_file():
             return fresh  # interrupted before its first checkpoint: start again
-        return json.loads(state_file.read_text())
-    if out_dir.exists() and any(out_dir.iterdir()):
-        if not overwrite:
-            what = "a different run" if saved.is_file() and yaml.safe_load(saved.read_text()) != config.to_dict() \
-                else "a run"
+        try:
+            state = json.loads(state_file.read_text())
+            checkpoint = out_dir / "checkpoints" / state["checkpoint"]
+        except (ValueError, KeyError, TypeError):
+            raise ValueError(f"--resume: {str(state_file)!r} is damaged; start again with --overwrite") from None
+        if not checkpoint.is_file():
+            raise ValueError(f"--resume: the checkpoint {str(checkpoint)!r} named in {STATE} is missing")
+        return state
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        if overwrite and is_run:
+            shutil.rmtree(out_dir)
+            return fresh
+        if overwrite:
             raise ValueError(
-                f"output folder {str(out_dir)!r} already holds {what}: use --resume to continue it, "
-                f"--overwrite to replace it, or choose another output.dir"
+                f"--overwrite: {str(out_dir)!r} is not empty and holds no training run "
+                f"(no config.yaml or meta.json): it is never deleted; choose another output.dir"
             )
-        shutil.rmtree(out_dir)
+        what = "a different run" if is_run and saved.is_file() and _config_differences(
+            yaml.safe_load(saved.read_text()), config.to_dict()) else "a run" if is_run else "other files"
+        raise ValueError(
+            f"output folder {str(out_dir)!r} already holds {what}: use --resume to continue it, "
+            f"--overwrite to replace it, or choose another output.dir"
+        )
     return fresh
+
+
+def _config_differences(old: dict, new: dict) -> list[str]:
+    """Sections that differ, ignoring what may change between a run and its resumption:
+    the step budget and where the folder lives."""
+    def comparable(config):
+        config = json.loads(json.dumps(config or {}))
+        config.get("train", {}).pop("total_steps", None)
+        config.get("output", {}).pop("dir", None)
+        return config
+
+    old, new = comparable(old), comparable(new)
+    return [key for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
 
 
 def _write_run_files(config: Config, out_dir: Path):
