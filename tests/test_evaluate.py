@@ -367,3 +367,13 @@ def test_cli_bad_numbers_are_refused_while_parsing(argv, flag, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert f"error: argument {flag}:" in err and "Traceback" not in err
+
+
+def test_ten_eval_unwritable_out_exits_2_at_once(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    run = subprocess.run([sys.executable, "-m", "train.cli", "eval", "heuristic", "--games", "100000",
+                          "--out", str(tmp_path / "a-file" / "eval")],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("ten: error: cannot write to ") and "Not a directory" in run.stderr

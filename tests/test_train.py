@@ -184,3 +184,14 @@ def test_config_checks_the_deck_file_and_reads_levels_as_numbers(tmp_path):
         validate({"rules": {"deck_file": str(tmp_path / "nope.json")}})
     assert validate({"evaluation": {"final_levels": 7}}).evaluation.final_levels == "7"
     assert validate({"evaluation": {"final_levels": [4, 9]}}).evaluation.final_levels == "4,9"
+
+
+def test_final_evaluation_plays_the_trained_rules(tmp_path, capsys):
+    config = load_config(CONFIGS / "quick.yaml", [
+        f"output.dir={tmp_path / 'run'}", *TINY, "train.total_steps=128", "rules.max_bid=20",
+        "rules.bust_buy=true", "evaluation.final_games=4", "evaluation.final_levels=4",
+    ])
+    train(config, progress=False, final_eval=True)
+    report = json.loads((tmp_path / "run" / "eval" / "report.json").read_text())
+    assert report["rules"]["max_bid"] == 20 and report["rules"]["bust_buy"] is True
+    assert report["matchups"][0]["games"] == 4

@@ -135,7 +135,10 @@ def _run_safely(args) -> int:
     try:
         return args.run(args)
     except ValueError as exc:  # a mistake in the input: say what, without a traceback
-        print(f"ten: error: {exc}", file=sys.stderr)
+        message = " ".join(str(exc).split())
+        if len(message) > 600:  # some library messages print whole arrays
+            message = message[:600] + " ..."
+        print(f"ten: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\nten: interrupted", file=sys.stderr)

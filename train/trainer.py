@@ -327,7 +327,16 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     venv.seed(config.train.seed + state["timesteps"])
     algo = config.algorithm
     if state["checkpoint"]:
-        model = MaskablePPO.load(out_dir / "checkpoints" / state["checkpoint"], env=venv, device="cpu")
+        path = out_dir / "checkpoints" / state["checkpoint"]
+        saved_space = MaskablePPO.load(path, device="cpu").observation_space
+        if saved_space.shape != venv.observation_space.shape:
+            raise ValueError(
+                f"--resume: the checkpoint was made for observations of shape {saved_space.shape}, "
+                f"this version of ten_env has {venv.observation_space.shape}"
+            )
+        # Same layout: take today's bounds (they may have been corrected since the checkpoint).
+        model = MaskablePPO.load(path, env=venv, device="cpu",
+                                 custom_objects={"observation_space": venv.observation_space})
         model.tensorboard_log = str(out_dir / "tb")
     else:
         model = MaskablePPO(
@@ -365,15 +374,17 @@ def final_evaluation(config: Config, model_path: Path, out_dir: Path) -> dict | 
     ev = config.evaluation
     if not ev.final_games:
         return None
+    rules = config.rules.model_dump(exclude={"num_players"})  # the game it was trained on
     if config.opponents.kind == "jen":
         if not ev.final_levels:
             return None
-        report = evaluate(str(model_path), levels=parse_levels(ev.final_levels), games=ev.final_games, seed=0)
+        report = evaluate(str(model_path), levels=parse_levels(ev.final_levels), games=ev.final_games, seed=0,
+                          rules=rules)
     else:
         report = None
         for name in ev.opponents:
             part = evaluate(str(model_path), opponents=[name] * (config.rules.num_players - 1),
-                            games=ev.final_games, seed=0)
+                            games=ev.final_games, seed=0, rules=rules)
             report = part if report is None else _merge_reports(report, part)
     print(format_table(report))
     json_path, png_path = save_report(report, out_dir / "eval")
