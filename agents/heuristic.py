@@ -9,8 +9,8 @@ It prices everything in points of final score:
   deck: for each card it could draw, the value of then stopping (or of busting),
   weighted by how many copies are left; it draws when that beats stopping now;
 - a wildcard or a market card is worth what it adds to the collection; it bids
-  (the lowest legal bid) or buys when that beats the money it costs, paying only
-  with money and duplicates, never with cards that score.
+  (the lowest legal bid) or buys when that beats the money it costs, spending
+  only what it can pay with coins, bust tokens and duplicates.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from ten_env.actions import (
 from ten_env.game import BUST_LIMIT, BUST_TOKEN_VALUE, MAX_COINS
 from ten_env.scoring import score_counts
 
-from .base import Agent, hand_counts, snapshot_of
+from .base import Agent, hand_counts, snapshot_of, wealth
 
 COIN_VALUE = 0.35  # points a coin is worth with most of the deck to come
 DISTINCT_BONUS = 0.35  # a card type held for the first time: future runs
@@ -131,11 +131,6 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ auctions and buys
 
-    def _money(self, me, hand) -> int:
-        """What can be paid without touching a card that scores or promises."""
-        duplicates = sum(k - 1 for k in hand if k > 1)
-        return me["coins"] + BUST_TOKEN_VALUE * me["bust_tokens"] + duplicates
-
     def _bid(self, snap, me, hand, mask, coin) -> int:
         bids = np.flatnonzero(mask[BID_BASE + 1 :])
         if bids.size == 0:
@@ -145,12 +140,12 @@ class HeuristicAgent(Agent):
         new = list(hand)
         new[wild] += 1
         gain = worth(new) - worth(hand)
-        if lowest <= self._money(me, hand) and lowest * coin < gain:
+        if lowest <= wealth(me, duplicates_only=True) and lowest * coin < gain:
             return BID_BASE + lowest
         return PASS
 
     def _buy(self, snap, me, hand, mask, coin) -> int:
-        money = self._money(me, hand)
+        money = wealth(me, duplicates_only=True)
         base = worth(hand)
         best, best_gain = PASS, 0.0
         if snap["phase"] == "bust":

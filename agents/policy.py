@@ -51,6 +51,13 @@ class PolicyAgent(Agent):
         self.name = name or path.stem
 
     @classmethod
+    def from_model(cls, model, name: str = "model") -> "PolicyAgent":
+        """An agent around a model already in memory (e.g. during training)."""
+        agent = object.__new__(cls)
+        agent.model, agent.path, agent.name = model, None, name
+        return agent
+
+    @classmethod
     def pretrained(cls, name: str) -> "PolicyAgent":
         """A model shipped with the project, by name (e.g. ``"ppo-jen"``)."""
         path = PRETRAINED_DIR / f"{name}.zip"

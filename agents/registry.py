@@ -15,7 +15,9 @@ NAMES_HELP = "random, heuristic, jen:4 .. jen:10, a pretrained model name, or a 
 
 def make_agent(spec: str, seed: int | None = None):
     """The agent named by ``spec``; ``ValueError`` naming the allowed forms otherwise."""
-    spec = spec.strip()
+    spec = spec.strip() if isinstance(spec, str) else ""
+    if not spec:
+        raise ValueError(f"an agent name is empty; use {NAMES_HELP}")
     if spec == "random":
         return RandomAgent(seed)
     if spec == "heuristic":

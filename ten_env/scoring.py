@@ -55,11 +55,7 @@ def score_counts(counts) -> int:
     numbered = tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD])
     if not supers and not any(numbered):
         return sum(_BEST_RUN[min(f, 9)][m] for m, f in zip(masks, free))
-    return _share_wilds(tuple(masks), tuple(free), numbered, supers)
-
-
-def _share_wilds(masks, free, numbered, supers) -> int:
-    return _arrange(masks, free, numbered, supers)[0]
+    return _arrange(tuple(masks), tuple(free), numbered, supers)[0]
 
 
 @lru_cache(maxsize=65536)

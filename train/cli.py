@@ -15,6 +15,19 @@ import sys
 from ten_env import Game, Rules
 from ten_env.render import render_table
 
+from .evaluate import add_arguments as add_eval_arguments
+from .evaluate import at_least
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+    return value
+
 
 def _demo(args) -> int:
     from agents import RandomAgent
@@ -94,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--opponents", metavar="A,B,...",
                       help="comma-separated opponents for a normal game: random, heuristic, jen:N, "
                            "or a model (default: heuristic)")
-    play.add_argument("--seed", type=int, default=None, help="deck shuffle seed")
+    play.add_argument("--seed", type=at_least(0, "--seed"), default=None, help="deck shuffle seed")
     play.add_argument("--bust-buy", action="store_true", help="the busting variant")
     play.add_argument("--payment", choices=("auto", "manual"), default="auto",
                       help="pay automatically (default) or pick each coin and card")
@@ -102,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="watch one game between random players")
     demo.add_argument("--players", type=int, default=3, choices=range(2, 6), metavar="{2-5}")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=at_least(0, "--seed"), default=0)
     demo.add_argument("--bust-buy", action="store_true", help="the busting variant")
     demo.add_argument("--jen", type=int, choices=range(4, 11), metavar="{4-10}",
                       help="solitaire game against JEN at this level (needs --players 2)")
@@ -112,7 +125,6 @@ def build_parser() -> argparse.ArgumentParser:
         "train", help="train an agent from a config file",
         description="Train MaskablePPO on TEN as a YAML config describes, then evaluate it."))
 
-    from .evaluate import add_arguments as add_eval_arguments  # noqa: E402
 
     evaluation = sub.add_parser(
         "eval", help="how strong an agent is: the JEN ladder or matchups",
@@ -122,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.set_defaults(run=_eval)
 
     bench = sub.add_parser("bench", help="measure speed against PettingZoo's classic card games")
-    bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
+    bench.add_argument("--seconds", type=_positive_seconds, default=5.0, help="time per measurement (default 5)")
     bench.set_defaults(run=_bench)
     return parser
 

@@ -593,7 +593,7 @@ def save_report(report: dict, out_dir) -> tuple[Path, Path | None]:
 # --------------------------------------------------------------------------- command line
 
 
-def _int_range(low: int, high: int | None, flag: str):
+def int_range(low: int, high: int | None, flag: str):
     """An argparse ``type``: a whole number from ``low`` to ``high`` (no upper bound for ``None``)."""
     allowed = f"from {low} to {high}" if high is not None else f"of at least {low}"
 
@@ -611,8 +611,8 @@ def _int_range(low: int, high: int | None, flag: str):
     return parse
 
 
-def _at_least(low: int, flag: str):
-    return _int_range(low, None, flag)
+def at_least(low: int, flag: str):
+    return int_range(low, None, flag)
 
 
 def rules_from_args(args) -> dict:
@@ -650,18 +650,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="normal games against these comma-separated agents instead of the ladder")
     parser.add_argument("--players", type=int, metavar="N",
                         help="with one --opponents agent: the table size, that agent in every other seat")
-    parser.add_argument("--games", type=_at_least(1, "--games"), default=200, metavar="N",
+    parser.add_argument("--games", type=at_least(1, "--games"), default=200, metavar="N",
                         help="games per matchup (default 200)")
-    parser.add_argument("--seed", type=_at_least(0, "--seed"), default=0, metavar="N",
+    parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
                         help="game i uses deck seed SEED+i (default 0)")
-    parser.add_argument("--jobs", type=_at_least(1, "--jobs"), default=None, metavar="N",
+    parser.add_argument("--jobs", type=at_least(1, "--jobs"), default=None, metavar="N",
                         help="worker processes (default: all cores; the results do not depend on it)")
     defaults = Rules()
     parser.add_argument("--bust-buy", action="store_true",
                         help="the busting variant (evaluate a model on the rules it was trained with)")
     parser.add_argument("--payment", choices=("auto", "manual"), default=defaults.payment,
                         help=f"how prices and bids are paid (default {defaults.payment})")
-    parser.add_argument("--max-bid", type=_int_range(5, 200, "--max-bid"), default=defaults.max_bid,
+    parser.add_argument("--max-bid", type=int_range(5, 200, "--max-bid"), default=defaults.max_bid,
                         metavar="N", help=f"the highest bid, 5-200 (default {defaults.max_bid}); "
                                           f"a model needs the max_bid it was trained with")
     parser.add_argument("--deck-file", metavar="PATH", default=defaults.deck_file,

@@ -26,7 +26,7 @@ import numpy as np
 import yaml
 
 import ten_env
-from agents import play_games
+from agents import PolicyAgent, play_games
 from agents.base import Agent
 from agents.registry import make_agent
 from ten_env import Rules
@@ -66,22 +66,10 @@ class PoolOpponent(Agent):
             from sb3_contrib import MaskablePPO
 
             self._models[path] = MaskablePPO.load(path, device="cpu")
-        self.current = _ModelAgent(self._models[path])
+        self.current = PolicyAgent.from_model(self._models[path], name=Path(path).stem)
 
     def act(self, observation: dict, info: dict) -> int:
         return self.current.act(observation, info)
-
-
-class _ModelAgent(Agent):
-    """An in-memory model as an agent (masked, deterministic)."""
-
-    def __init__(self, model):
-        self.model = model
-
-    def act(self, observation: dict, info: dict | None = None) -> int:
-        mask = np.asarray(observation["action_mask"]).astype(bool)
-        action, _ = self.model.predict(observation["observation"], action_masks=mask, deterministic=True)
-        return int(action)
 
 
 # ---------------------------------------------------------------------------- environments
@@ -191,7 +179,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict):
                 old.unlink()
 
         def _evaluate(self):
-            agent = _ModelAgent(self.model)
+            agent = PolicyAgent.from_model(self.model)
             seed = 1_000_000  # fixed evaluation seeds, apart from the training games
             if opponents.kind == "jen":
                 rules = Rules(num_players=2, jen_level=state["jen_level"],
