@@ -84,7 +84,6 @@ clipped to [-1, 1].
 
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -93,7 +92,7 @@ from pettingzoo.utils import wrappers
 
 from . import observation as O
 from .game import Game, score_margin
-from .render import render_table
+from .render import render
 from .rules import Rules
 
 REWARDS = ("win", "margin")
@@ -235,14 +234,7 @@ class raw_env(AECEnv, EzPickle):
             self.infos[self.agent_selection]["legal_actions"] = game.legal_action_names()
 
     def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        text = render_table(self.game) if self.game is not None else "(no game: call reset() first)"
-        if self.render_mode == "human":
-            print(text, end="\n\n")
-            return None
-        return text
+        return render(self.render_mode, self.game)
 
     def close(self):
         pass

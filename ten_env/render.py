@@ -59,3 +59,17 @@ def render_table(game, me: int | None = None) -> str:
 def _cell(number: int, count: int) -> str:
     # Each number in its own column, so runs and gaps show; "+" marks duplicates.
     return " . " if not count else f" {number}" + ("+" if count > 1 else " ")
+
+
+def render(mode: str | None, game, me: int | None = None) -> str | None:
+    """What an environment's ``render()`` gives for ``render_mode`` ``mode``."""
+    if mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+        return None
+    text = render_table(game, me=me) if game is not None else "(no game yet: call reset() first)"
+    if mode == "human":
+        print(text, end="\n\n")
+        return None
+    return text

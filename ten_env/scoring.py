@@ -22,8 +22,9 @@ from . import cards as C
 FULL = (1 << 9) - 1
 
 
-def _best_run(mask: int, free: int) -> int:
-    best = 0
+def _window(mask: int, free: int) -> tuple[int, int]:
+    """(lo, hi) bit positions of a longest run of ``mask`` with ``free`` fillers."""
+    best, where = 0, (0, -1)
     for lo in range(9):
         gaps = 0
         for hi in range(lo, 9):
@@ -31,8 +32,14 @@ def _best_run(mask: int, free: int) -> int:
                 gaps += 1
                 if gaps > free:
                     break
-            best = max(best, hi - lo + 1)
-    return 10 if best == 9 else best
+            if hi - lo + 1 > best:
+                best, where = hi - lo + 1, (lo, hi)
+    return where
+
+
+def _best_run(mask: int, free: int) -> int:
+    lo, hi = _window(mask, free)
+    return 10 if hi - lo + 1 == 9 else hi - lo + 1
 
 
 # _BEST_RUN[free][mask]: best score of one colour holding numbers `mask` (bit n-1 for n)
@@ -148,21 +155,6 @@ def score(cards: Iterable[str | int]) -> int:
             raise ValueError(f"not a card: {card!r}; give notation strings ({C.GRAMMAR}) or ids 0-54")
         counts[card] += 1
     return score_counts(counts)
-
-
-def _window(mask: int, free: int) -> tuple[int, int]:
-    """(lo, hi) bit positions of a longest run of ``mask`` with ``free`` fillers."""
-    best, where = 0, (0, -1)
-    for lo in range(9):
-        gaps = 0
-        for hi in range(lo, 9):
-            if not mask >> hi & 1:
-                gaps += 1
-                if gaps > free:
-                    break
-            if hi - lo + 1 > best:
-                best, where = hi - lo + 1, (lo, hi)
-    return where
 
 
 def used_in_best(counts) -> list[int]:

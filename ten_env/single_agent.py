@@ -27,7 +27,7 @@ from gymnasium import spaces
 from . import observation as O
 from .env import REWARDS, RENDER_MODES, final_rewards
 from .game import Game
-from .render import render_table
+from .render import render
 from .rules import Rules
 
 Policy = Callable[[dict, dict], int]
@@ -160,14 +160,7 @@ class SingleAgentEnv(gymnasium.Env):
         return O.action_mask(self.game, self.seat).astype(bool)
 
     def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        text = render_table(self.game, me=self.seat) if self.game is not None else "(call reset() first)"
-        if self.render_mode == "human":
-            print(text, end="\n\n")
-            return None
-        return text
+        return render(self.render_mode, self.game, me=self.seat)
 
     def set_jen_level(self, level: int) -> None:
         """Play the following games of the solitaire game against JEN at ``level`` (for curricula)."""

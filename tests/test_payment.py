@@ -9,26 +9,8 @@ or card until the price is met.
 
 import pytest
 
+from stacked import legal, new_game, play, player
 from ten_env import Game, Rules, score
-
-
-def new_game(deck, **rules):
-    """A game on a stacked deck (top card first)."""
-    return Game(Rules(**rules), deck=list(deck))
-
-
-def play(game, *actions):
-    for action in actions:
-        game.act(action)
-    return game
-
-
-def player(game, seat):
-    return game.snapshot()["players"][seat]
-
-
-def legal(game):
-    return game.legal_action_names()
 
 
 # ---------------------------------------------------------------- automatic payment

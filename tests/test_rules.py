@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 
+from stacked import legal, new_game, play, player
 from ten_env import Game, Rules, score
 from ten_env import cards as C
 
@@ -18,27 +19,8 @@ from ten_env import cards as C
 # ---------------------------------------------------------------- helpers
 
 
-def new_game(deck, **rules):
-    """A game on a stacked deck (top card first)."""
-    return Game(Rules(**rules), deck=list(deck))
-
-
-def play(game, *actions):
-    for action in actions:
-        game.act(action)
-    return game
-
-
-def player(game, seat):
-    return game.snapshot()["players"][seat]
-
-
 def cards(game, seat):
     return game.snapshot()["players"][seat]["cards"]
-
-
-def legal(game):
-    return game.legal_action_names()
 
 
 def bids(game):
