@@ -103,3 +103,14 @@ def test_policy_agent_plays_and_checks_observation_size(tmp_path):
     MaskablePPO("MlpPolicy", Smaller(), n_steps=64, batch_size=32).save(tmp_path / "other.zip")
     with pytest.raises(ValueError, match=r"shape \(10,\).*another"):
         PolicyAgent(tmp_path / "other.zip")
+
+
+def test_pretrained_model_loads_by_name_and_plays():
+    from agents import PolicyAgent
+
+    agent = PolicyAgent.pretrained("ppo-jen")
+    assert make_agent("ppo-jen").name == "ppo-jen"
+    results = play_games([agent], Rules(jen_level=4), n=20, seed=0)
+    assert results.win_rates[0] > 0.5  # it learned to beat JEN 4 (a random player wins ~1.5%)
+    with pytest.raises(ValueError, match="no pretrained model 'ppo-jenn'; available: .*ppo-jen"):
+        PolicyAgent.pretrained("ppo-jenn")
