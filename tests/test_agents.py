@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from models import save_model_for_other_observations
+
 from agents import HeuristicAgent, JenAgent, RandomAgent, play_games
 from agents.registry import make_agent
 from ten_env import Game, Rules, jen
@@ -75,7 +77,6 @@ def test_policy_agent_errors(tmp_path):
 
 
 def test_policy_agent_plays_and_checks_observation_size(tmp_path):
-    import gymnasium
     from sb3_contrib import MaskablePPO
 
     import ten_env
@@ -87,20 +88,7 @@ def test_policy_agent_plays_and_checks_observation_size(tmp_path):
     results = play_games([agent], Rules(jen_level=4), n=2)
     assert results.games == 2
 
-    class Smaller(gymnasium.Env):
-        observation_space = gymnasium.spaces.Box(0, 1, (10,))
-        action_space = gymnasium.spaces.Discrete(132)
-
-        def reset(self, *, seed=None, options=None):
-            return np.zeros(10, dtype=np.float32), {}
-
-        def step(self, action):
-            return np.zeros(10, dtype=np.float32), 0.0, True, False, {}
-
-        def action_masks(self):
-            return np.ones(132, dtype=bool)
-
-    MaskablePPO("MlpPolicy", Smaller(), n_steps=64, batch_size=32).save(tmp_path / "other.zip")
+    save_model_for_other_observations(tmp_path / "other.zip")
     with pytest.raises(ValueError, match=r"shape \(10,\).*another"):
         PolicyAgent(tmp_path / "other.zip")
 

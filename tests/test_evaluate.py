@@ -11,6 +11,8 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
+from models import save_model_for_other_observations
+
 from agents import HeuristicAgent, play_games
 from agents.registry import make_agent
 from agents.tournament import play_game
@@ -196,8 +198,8 @@ def test_bad_input_is_a_value_error(kwargs, message):
 
 
 def test_models_are_loaded_by_each_worker_and_checked(tmp_path):
-    gymnasium = pytest.importorskip("gymnasium")
-    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import sb3_contrib
+
     import ten_env
 
     sb3_contrib.MaskablePPO("MlpPolicy", ten_env.SoloEnv(jen_level=4), n_steps=64, batch_size=32).save(
@@ -209,17 +211,7 @@ def test_models_are_loaded_by_each_worker_and_checked(tmp_path):
     assert E.agent_name(spec) == "tiny" and E.agent_name("runs/ppo-jen/model.zip") == "ppo-jen"
     assert E.agent_name("jen:5") == "jen-5"
 
-    class Smaller(gymnasium.Env):
-        observation_space = gymnasium.spaces.Box(0, 1, (10,))
-        action_space = gymnasium.spaces.Discrete(132)
-
-        def reset(self, *, seed=None, options=None):
-            return np.zeros(10, dtype=np.float32), {}
-
-        def step(self, action):
-            return np.zeros(10, dtype=np.float32), 0.0, True, False, {}
-
-    sb3_contrib.MaskablePPO("MlpPolicy", Smaller(), n_steps=64, batch_size=32).save(tmp_path / "other.zip")
+    save_model_for_other_observations(tmp_path / "other.zip")
     with pytest.raises(ValueError, match=r"shape \(10,\).*another"):
         E.evaluate(str(tmp_path / "other.zip"), levels=[4], games=2, jobs=2)
 
@@ -263,7 +255,6 @@ def test_cli_bad_levels_exit_2_with_one_line(command, tmp_path):
 
 
 def test_a_model_is_evaluated_on_the_rules_it_was_trained_for(tmp_path):
-    pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
     import ten_env
 
