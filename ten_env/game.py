@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Mapping
 
 from . import cards as C
 from . import jen
@@ -59,12 +58,19 @@ class Game:
         deck: instead of shuffling, the exact cards to draw, top first, as
             notation strings (``["B3", "$2", "W#"]``); any length >= 1. Cards
             outside it are not in the game.
+        start: the seat that takes the first turn (default 0). The rulebook
+            picks it at random; the environments draw it from their reset seed.
+            In the solitaire game the person (seat 0) always starts.
     """
 
-    def __init__(self, rules: Rules | None = None, seed: int | None = None, deck=None):
+    def __init__(self, rules: Rules | None = None, seed: int | None = None, deck=None, start: int = 0):
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a ten_env.Rules, got {type(rules).__name__}")
+        if isinstance(start, bool) or not isinstance(start, int) or start not in range(rules.num_players):
+            raise ValueError(f"start must be a seat from 0 to {rules.num_players - 1}, got {start!r}")
+        if rules.solitaire and start != 0:
+            raise ValueError(f"start must be 0 in the solitaire game (the person starts), got {start!r}")
         self.rules = rules
         self._rules_dict = dataclasses.asdict(rules)
         self.num_players = n = rules.num_players
@@ -95,8 +101,8 @@ class Game:
         self.bust_tokens = [0] * n
         self.hands = [[0] * C.NUM_OWNABLE for _ in range(n)]
         self.phase = "draw"
-        self.active_player = 0  # the starting player is seat 0
-        self.decider = 0  # the seat that must act in the current phase
+        self.active_player = start
+        self.decider = start  # the seat that must act in the current phase
         self.turn = 1
         # auction in progress
         self.auction_card: int | None = None
@@ -257,8 +263,10 @@ class Game:
             "legal_actions": self.legal_action_names(),
         }
 
-    def lazy_snapshot(self) -> "LazySnapshot":
+    def lazy_snapshot(self):
         """The snapshot of this moment, built only if it is read (cheap when it is not)."""
+        from .snapshot import LazySnapshot
+
         return LazySnapshot(self.clone(history=False))
 
     def clone(self, history: bool = True) -> "Game":
@@ -713,36 +721,3 @@ def _counts(cards) -> list[int]:
     for card in cards:
         counts[card] += 1
     return counts
-
-
-class LazySnapshot(Mapping):
-    """A read-only mapping equal to ``Game.snapshot()`` at the moment it was made.
-
-    The environments hand one out at every step; it keeps a private copy of the
-    game and builds the snapshot on first use, so agents that never read it pay
-    almost nothing. ``dict(lazy)`` or ``lazy.to_dict()`` gives the plain dict.
-    """
-
-    __slots__ = ("_game", "_data")
-
-    def __init__(self, game: Game):
-        self._game = game
-        self._data = None
-
-    def to_dict(self) -> dict:
-        if self._data is None:
-            self._data = self._game.snapshot()
-            self._game = None
-        return self._data
-
-    def __getitem__(self, key):
-        return self.to_dict()[key]
-
-    def __iter__(self):
-        return iter(self.to_dict())
-
-    def __len__(self):
-        return len(self.to_dict())
-
-    def __repr__(self):
-        return f"LazySnapshot({self.to_dict()!r})"
