@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+PLAYER_COUNTS = range(2, 6)
 JEN_LEVELS = range(4, 11)
+MAX_BIDS = range(5, 201)
 PAYMENTS = ("auto", "manual")
 
 
@@ -36,10 +38,12 @@ class Rules:
     deck_file: str | None = None
 
     def __post_init__(self):
-        _check(self.num_players, int, "num_players", "an integer from 2 to 5", range(2, 6))
+        _check(self.num_players, int, "num_players", f"an integer from {PLAYER_COUNTS[0]} to {PLAYER_COUNTS[-1]}",
+               PLAYER_COUNTS)
         _check(self.bust_buy, bool, "bust_buy", "True or False")
         if self.jen_level is not None:
-            _check(self.jen_level, int, "jen_level", "None or an integer from 4 to 10", JEN_LEVELS)
+            _check(self.jen_level, int, "jen_level", f"None or an integer from {JEN_LEVELS[0]} to {JEN_LEVELS[-1]}",
+                   JEN_LEVELS)
             if self.num_players != 2:
                 raise ValueError(
                     f"jen_level={self.jen_level} is the solitaire game, which needs "
@@ -47,7 +51,7 @@ class Rules:
                 )
         if self.payment not in PAYMENTS:
             raise ValueError(f"payment must be 'auto' or 'manual', got {self.payment!r}")
-        _check(self.max_bid, int, "max_bid", "an integer from 5 to 200", range(5, 201))
+        _check(self.max_bid, int, "max_bid", f"an integer from {MAX_BIDS[0]} to {MAX_BIDS[-1]}", MAX_BIDS)
         if self.deck_file is not None:
             if not isinstance(self.deck_file, (str, Path)):
                 raise ValueError(f"deck_file must be None or a path, got {self.deck_file!r}")
