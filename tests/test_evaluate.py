@@ -1,4 +1,5 @@
-"""``train.evaluate``: Wilson intervals, the JEN ladder and matchups on all cores, report files, the CLI."""
+"""``ten eval``: Wilson intervals and ranks (``train.stats``), games on all cores (``train.runner``),
+the table and files (``train.report``), the options (``train.options``) and ``train.evaluate`` itself."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from agents import HeuristicAgent, play_games
 from agents.registry import make_agent
 from agents.tournament import play_game
 from ten_env import Game, Rules
+from ten_env.rules import JEN_LEVELS
 from train import evaluate as E
+from train import options, report as R, runner, stats
 
 
 def wilson_by_hand(wins, n, confidence=0.95):
@@ -31,7 +34,7 @@ def wilson_by_hand(wins, n, confidence=0.95):
 
 @pytest.mark.parametrize("wins, n", [(0, 10), (10, 10), (5, 10), (81, 263), (1, 1), (199, 200)])
 def test_wilson_interval_matches_the_formula(wins, n):
-    low, high = E.wilson_interval(wins, n)
+    low, high = stats.wilson_interval(wins, n)
     expected_low, expected_high = wilson_by_hand(wins, n)
     assert low == pytest.approx(expected_low, abs=1e-9)
     assert high == pytest.approx(expected_high, abs=1e-9)
@@ -40,49 +43,49 @@ def test_wilson_interval_matches_the_formula(wins, n):
 
 def test_wilson_interval_known_numbers_and_edges():
     # z = 1.95996...: 0 of 10 reaches up to z^2 / (10 + z^2); 5 of 10 is the textbook 23.7%-76.3%.
-    assert E.wilson_interval(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
-    assert E.wilson_interval(10, 10) == pytest.approx((0.72247, 1.0), abs=1e-5)
-    assert E.wilson_interval(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
-    assert E.wilson_interval(0, 0) == (0.0, 1.0)
-    low90, high90 = E.wilson_interval(81, 263, confidence=0.90)
-    low95, high95 = E.wilson_interval(81, 263)
+    assert stats.wilson_interval(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
+    assert stats.wilson_interval(10, 10) == pytest.approx((0.72247, 1.0), abs=1e-5)
+    assert stats.wilson_interval(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
+    assert stats.wilson_interval(0, 0) == (0.0, 1.0)
+    low90, high90 = stats.wilson_interval(81, 263, confidence=0.90)
+    low95, high95 = stats.wilson_interval(81, 263)
     assert low95 < low90 < high90 < high95  # more confidence, wider interval
     for bad in [(11, 10), (-1, 10), (3, -2)]:
         with pytest.raises(ValueError):
-            E.wilson_interval(*bad)
+            stats.wilson_interval(*bad)
     with pytest.raises(ValueError, match="confidence"):
-        E.wilson_interval(3, 10, confidence=1.5)
+        stats.wilson_interval(3, 10, confidence=1.5)
 
 
 def test_rank_is_the_highest_level_with_a_lower_bound_above_half():
     def ladder(*lows):
-        return [{"level": level, "ci_low": low} for level, low in zip(range(4, 11), lows)]
+        return [{"level": level, "ci_low": low} for level, low in zip(JEN_LEVELS, lows)]
 
-    assert E.ladder_rank(ladder(0.49, 0.3, 0.1, 0.0, 0.0, 0.0, 0.0)) is None
-    assert E.ladder_rank(ladder(0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5)) is None  # must be *above* 50%
-    assert E.ladder_rank(ladder(0.8, 0.6, 0.45, 0.51, 0.2, 0.0, 0.0)) == {"level": 7, "title": E.RANK_TITLES[7]}
-    assert E.ladder_rank(ladder(*[0.9] * 7))["level"] == 10
-    assert E.ladder_rank([{"level": 5, "ci_low": 0.7}]) == {"level": 5, "title": E.RANK_TITLES[5]}
-    assert sorted(E.RANK_TITLES) == list(range(4, 11))
-    assert len(set(E.RANK_TITLES.values())) == 7
+    assert stats.ladder_rank(ladder(0.49, 0.3, 0.1, 0.0, 0.0, 0.0, 0.0)) is None
+    assert stats.ladder_rank(ladder(0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5)) is None  # must be *above* 50%
+    assert stats.ladder_rank(ladder(0.8, 0.6, 0.45, 0.51, 0.2, 0.0, 0.0)) == {"level": 7, "title": stats.RANK_TITLES[7]}
+    assert stats.ladder_rank(ladder(*[0.9] * 7))["level"] == 10
+    assert stats.ladder_rank([{"level": 5, "ci_low": 0.7}]) == {"level": 5, "title": stats.RANK_TITLES[5]}
+    assert sorted(stats.RANK_TITLES) == list(JEN_LEVELS) == list(range(4, 11))
+    assert len(set(stats.RANK_TITLES.values())) == 7
 
 
 def test_parse_levels():
-    assert E.parse_levels("4-10") == list(range(4, 11))
-    assert E.parse_levels("4,7,10") == [4, 7, 10]
-    assert E.parse_levels("7") == [7]
-    assert E.parse_levels(" 9, 5 - 6,6 ") == [5, 6, 9]
-    assert E.parse_levels([10, 4, 4]) == [4, 10]
+    assert options.parse_levels("4-10") == list(range(4, 11))
+    assert options.parse_levels("4,7,10") == [4, 7, 10]
+    assert options.parse_levels("7") == [7]
+    assert options.parse_levels(" 9, 5 - 6,6 ") == [5, 6, 9]
+    assert options.parse_levels([10, 4, 4]) == [4, 10]
     for bad in ["3-12", "x", "10-4", "", "4,,5", "4-", "11", [3], [], [True], 7]:
         with pytest.raises(ValueError, match="4-10"):
-            E.parse_levels(bad)
+            options.parse_levels(bad)
 
 
 def test_chunks_cover_every_game_once_starting_on_whole_seat_rotations():
     matchups = [(("a", "b", "c"), Rules(num_players=3)), (("a", "b"), Rules(num_players=2))]
-    tasks = E._chunks(matchups, games=50, seed=100, jobs=3)
+    tasks = runner.chunks(matchups, games=50, seed=100, jobs=3)
     for index, (specs, _) in enumerate(matchups):
-        mine = sorted((start, count) for i, _, _, start, count in tasks if i == index)
+        mine = sorted((c.first_seed, c.games) for c in tasks if c.index == index)
         assert all((start - 100) % len(specs) == 0 for start, _ in mine)
         seeds = [s for start, count in mine for s in range(start, start + count)]
         assert seeds == list(range(100, 150))
@@ -102,7 +105,7 @@ def test_ladder_report_table_and_files(tmp_path):
         assert m["win_rate"] == direct.win_rates[0]
         assert m["mean_score"] == pytest.approx(direct.mean_scores[0])
         assert m["mean_margin"] == pytest.approx(direct.mean_margins[0])
-        assert (m["ci_low"], m["ci_high"]) == pytest.approx(E.wilson_interval(m["wins"], 20))
+        assert (m["ci_low"], m["ci_high"]) == pytest.approx(stats.wilson_interval(m["wins"], 20))
         jen_scores = []
         for i in range(20):
             game = Game(Rules(jen_level=m["level"]), seed=i)
@@ -111,9 +114,9 @@ def test_ladder_report_table_and_files(tmp_path):
         assert m["opponent_mean_score"] == pytest.approx(np.mean(jen_scores))
     # the heuristic beats JEN 4 far more often than JEN 10
     assert report["matchups"][0]["wins"] > report["matchups"][1]["wins"]
-    assert report["rank"] == E.ladder_rank(report["matchups"])
+    assert report["rank"] == stats.ladder_rank(report["matchups"])
 
-    table = E.format_table(report)
+    table = R.format_table(report)
     lines = table.splitlines()
     assert lines[1].split()[:3] == ["opponent", "games", "win"]
     row4 = next(line for line in lines if line.startswith("JEN 4 "))
@@ -123,7 +126,7 @@ def test_ladder_report_table_and_files(tmp_path):
     assert any(line.startswith("JEN 10 ") for line in lines)
     assert lines[-1].startswith("rank:")
 
-    json_path, png_path = E.save_report(report, tmp_path / "out")
+    json_path, png_path = R.save_report(report, tmp_path / "out")
     assert json_path == tmp_path / "out" / "report.json" and png_path == tmp_path / "out" / "ladder.png"
     saved = json.loads(json_path.read_text())
     assert saved == report
@@ -138,9 +141,9 @@ def test_rank_line_names_the_title():
               "matchups": [{"level": 6, "opponent": "JEN 6", "games": 10, "wins": 9, "shared_wins": 0,
                             "win_rate": 0.9, "ci_low": 0.6, "ci_high": 0.98, "mean_score": 20.0,
                             "opponent_mean_score": 15.0, "mean_margin": 5.0}]}
-    assert "rank: none" in E.format_table(report)
-    report["rank"] = E.ladder_rank(report["matchups"])
-    assert E.RANK_TITLES[6] in E.format_table(report).splitlines()[-1]
+    assert "rank: none" in R.format_table(report)
+    report["rank"] = stats.ladder_rank(report["matchups"])
+    assert stats.RANK_TITLES[6] in R.format_table(report).splitlines()[-1]
 
 
 def test_results_do_not_depend_on_the_number_of_jobs():
@@ -169,8 +172,8 @@ def test_normal_games_report(tmp_path):
     assert m["opponent_mean_score"] == pytest.approx(direct.mean_scores[1]) == m["opponent_mean_scores"][0]
     assert m["mean_margin"] == pytest.approx(direct.mean_margins[0])
 
-    assert "jen:5" in E.format_table(report).splitlines()[3]
-    json_path, png_path = E.save_report(report, tmp_path)
+    assert "jen:5" in R.format_table(report).splitlines()[3]
+    json_path, png_path = R.save_report(report, tmp_path)
     assert png_path is None and not (tmp_path / "ladder.png").exists()
     assert json.loads(json_path.read_text())["matchups"][0]["opponents"] == ["jen:5"]
 
@@ -208,8 +211,8 @@ def test_models_are_loaded_by_each_worker_and_checked(tmp_path):
     report = E.evaluate(spec, levels=[4], games=6, jobs=2)
     assert report["matchups"][0]["games"] == 6
     assert report == E.evaluate(spec, levels=[4], games=6, jobs=1)
-    assert E.agent_name(spec) == "tiny" and E.agent_name("runs/ppo-jen/model.zip") == "ppo-jen"
-    assert E.agent_name("jen:5") == "jen-5"
+    assert options.agent_name(spec) == "tiny" and options.agent_name("runs/ppo-jen/model.zip") == "ppo-jen"
+    assert options.agent_name("jen:5") == "jen-5"
 
     save_model_for_other_observations(tmp_path / "other.zip")
     with pytest.raises(ValueError, match=r"shape \(10,\).*another"):
@@ -264,7 +267,7 @@ def test_a_model_is_evaluated_on_the_rules_it_was_trained_for(tmp_path):
     assert report["matchups"][0]["games"] == 4
     assert report["rules"] == {"num_players": 2, "bust_buy": False, "payment": "auto", "max_bid": 20,
                                "deck_file": None}
-    assert "max_bid=20" in E.format_table(report).splitlines()[0]
+    assert "max_bid=20" in R.format_table(report).splitlines()[0]
     # on the default game (max_bid 40) it fails at once, saying which max_bid it needs
     with pytest.raises(ValueError, match=r"112 actions but the game has 132.*max_bid=20"):
         E.evaluate(str(path), levels=[4], games=4, jobs=1)
@@ -328,7 +331,7 @@ def test_cli_unwritable_out_fails_before_playing(tmp_path, capsys, monkeypatch):
     def no_games(*args, **kwargs):
         raise AssertionError("played games before checking --out")
 
-    monkeypatch.setattr(E, "_run_all", no_games)
+    monkeypatch.setattr(E, "play_matchups", no_games)
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     for out in (blocker / "eval", blocker):
@@ -337,8 +340,8 @@ def test_cli_unwritable_out_fails_before_playing(tmp_path, capsys, monkeypatch):
         assert err.count("\n") == 1 and err.startswith("python -m train.evaluate: error:")
         assert str(out) in err
     with pytest.raises(ValueError, match=r"cannot write to .*Not a directory"):
-        E.prepare_out_dir(blocker / "eval")
-    assert E.prepare_out_dir(tmp_path / "new" / "deep") == tmp_path / "new" / "deep"
+        options.prepare_out_dir(blocker / "eval")
+    assert options.prepare_out_dir(tmp_path / "new" / "deep") == tmp_path / "new" / "deep"
     assert (tmp_path / "new" / "deep").is_dir() and not list((tmp_path / "new" / "deep").iterdir())
 
 

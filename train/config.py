@@ -60,8 +60,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agents.registry import NAMES_HELP
+from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
 
-from .evaluate import parse_levels
+from .options import parse_levels
 
 
 class _Section(BaseModel):
@@ -69,10 +70,10 @@ class _Section(BaseModel):
 
 
 class RulesConfig(_Section):
-    num_players: int = Field(2, ge=2, le=5)
+    num_players: int = Field(2, ge=PLAYER_COUNTS[0], le=PLAYER_COUNTS[-1])
     bust_buy: bool = False
     payment: Literal["auto", "manual"] = "auto"
-    max_bid: int = Field(40, ge=5, le=200)
+    max_bid: int = Field(40, ge=MAX_BIDS[0], le=MAX_BIDS[-1])
     deck_file: str | None = None
 
     @field_validator("deck_file")
@@ -88,18 +89,18 @@ class RulesConfig(_Section):
 class Curriculum(_Section):
     threshold: float = Field(0.55, gt=0.0, lt=1.0)
     window: int = Field(300, ge=10)
-    max_level: int = Field(10, ge=4, le=10)
+    max_level: int = Field(JEN_LEVELS[-1], ge=JEN_LEVELS[0], le=JEN_LEVELS[-1])
 
 
 class JenOpponents(_Section):
     kind: Literal["jen"]
-    jen_level: int = Field(4, ge=4, le=10)
+    jen_level: int = Field(JEN_LEVELS[0], ge=JEN_LEVELS[0], le=JEN_LEVELS[-1])
     curriculum: Curriculum | None = None
 
 
 class ScriptedOpponents(_Section):
     kind: Literal["scripted"]
-    agents: list[str] = Field(min_length=1, max_length=4)
+    agents: list[str] = Field(min_length=PLAYER_COUNTS[0] - 1, max_length=PLAYER_COUNTS[-1] - 1)  # other seats
 
     @field_validator("agents")
     @classmethod
@@ -155,7 +156,7 @@ class EvaluationConfig(_Section):
     every: int = Field(50_000, ge=0)
     games: int = Field(100, ge=1)
     opponents: list[str] = ["heuristic"]
-    final_levels: str = "4-10"
+    final_levels: str = f"{JEN_LEVELS[0]}-{JEN_LEVELS[-1]}"
     final_games: int = Field(200, ge=0)
 
     @field_validator("opponents")

@@ -40,113 +40,39 @@ Reading the table::
   positive when the agent usually finishes ahead.
 
 The report is saved as ``report.json`` (every number above, per matchup) and,
-for the ladder, ``ladder.png`` (win rate against JEN level with the intervals).
+for the ladder, ``ladder.png`` (win rate against JEN level with the intervals), in
+``--out`` (default ``runs/eval/<agent name>``). A folder that already holds a
+report is refused unless ``--overwrite`` is given; then only those two files are
+replaced. ``--trust-model`` lets model files be loaded that can only be loaded by
+unpickling (which runs code from the file).
+
+Where the parts live: the statistics in :mod:`train.stats`, playing the games
+on worker processes in :mod:`train.runner`, the table and the files in
+:mod:`train.report`, the options in :mod:`train.options`; this module checks the
+input, puts the report together and is the command line.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import os
-import re
-import signal
 import sys
-import tempfile
 from collections.abc import Mapping
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
-from agents import Results, play_games
-from agents.registry import NAMES_HELP, make_agent
+from agents.registry import NAMES_HELP
 from ten_env import Rules
 from ten_env.actions import BID_BASE, num_actions
 from ten_env.deck import load as load_deck
+from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
 
-CONFIDENCE = 0.95
-LADDER_LEVELS = tuple(range(4, 11))
-
-#: Rank titles of the JEN ladder: what it says of a player to beat JEN at each level.
-RANK_TITLES = {
-    4: "Newcomer: the first rung is behind you",
-    5: "Apprentice: the game is starting to click",
-    6: "Adept: play that turns heads",
-    7: "Virtuoso: fortune and cunning working as one",
-    8: "Master: up there with the very best",
-    9: "Grandmaster: a rare and striking feat",
-    10: "Legend: nobody can quite say how it was done",
-}
-
-LEVELS_HELP = "JEN levels 4-10 as a range (4-10), a list (4,7,10) or one level (7)"
+from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name, parse_levels,
+                      parse_opponents, prepare_out_dir, rules_from_args, span)
+from .report import BASE_RULES_KEYS, existing_report, format_table, save_report
+from .runner import default_jobs, play_matchups, seat_agents
+from .stats import CONFIDENCE, ladder_rank, matchup_stats
 
 #: The keys of ``evaluate(rules=...)``: the fields of :class:`ten_env.Rules` but ``jen_level``.
-RULES_KEYS = ("num_players", "bust_buy", "payment", "max_bid", "deck_file")
-#: The fields every matchup shares, whatever the table: what a worker gets as a plain dict.
-_BASE_KEYS = ("bust_buy", "payment", "max_bid", "deck_file")
-
-
-# --------------------------------------------------------------------------- statistics
-
-
-def wilson_interval(wins: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """The Wilson score interval of a win rate of ``wins`` out of ``n``; ``(0.0, 1.0)`` for ``n = 0``."""
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
-    if n < 0 or not 0 <= wins <= max(n, 0):
-        raise ValueError(f"wilson_interval needs 0 <= wins <= n, got wins={wins}, n={n}")
-    if n == 0:
-        return 0.0, 1.0
-    from scipy.stats import binomtest
-
-    ci = binomtest(int(wins), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
-    return min(max(float(ci.low), 0.0), 1.0), min(max(float(ci.high), 0.0), 1.0)
-
-
-def ladder_rank(matchups: list[dict]) -> dict | None:
-    """The highest JEN level whose Wilson lower bound is above 50%, with its title; ``None`` if none is.
-
-    ``matchups`` are the ladder entries of a report (each with ``level`` and ``ci_low``).
-    """
-    passed = [m["level"] for m in matchups if m.get("level") is not None and m["ci_low"] > 0.5]
-    if not passed:
-        return None
-    level = max(passed)
-    return {"level": level, "title": RANK_TITLES[level]}
-
-
-# --------------------------------------------------------------------------- input checks
-
-
-def parse_levels(text) -> list[int]:
-    """JEN levels from ``"4-10"``, ``"4,7,10"`` or ``"7"`` (or an iterable of ints); sorted, no repeats."""
-    if isinstance(text, str):
-        levels = []
-        for part in text.split(","):
-            match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
-            if not match:
-                raise ValueError(f"levels {text!r}: use {LEVELS_HELP}")
-            lo, hi = int(match[1]), int(match[2] or match[1])
-            if hi < lo:
-                raise ValueError(f"levels {text!r}: the range {lo}-{hi} is empty; use {LEVELS_HELP}")
-            levels += range(lo, hi + 1)
-        bad = [level for level in levels if level not in LADDER_LEVELS]
-        if bad:
-            raise ValueError(f"levels {text!r}: JEN has no level {bad[0]}; use {LEVELS_HELP}")
-        return sorted(set(levels))
-    try:
-        levels = list(text)
-    except TypeError:
-        raise ValueError(f"levels must be {LEVELS_HELP}, got {text!r}") from None
-    if not levels or any(isinstance(v, bool) or not isinstance(v, int) or v not in LADDER_LEVELS for v in levels):
-        raise ValueError(f"levels {levels!r}: use {LEVELS_HELP}")
-    return sorted(set(levels))
-
-
-def parse_opponents(text: str) -> list[str]:
-    """Opponent specs from ``"heuristic,jen:5"``."""
-    names = [name.strip() for name in str(text).split(",")]
-    if not names or any(not name for name in names):
-        raise ValueError(f"opponents {text!r}: give comma-separated agents ({NAMES_HELP})")
-    return names
+RULES_KEYS = ("num_players", *BASE_RULES_KEYS)
 
 
 def check_rules(rules) -> dict:
@@ -169,167 +95,9 @@ def check_rules(rules) -> dict:
     return dict(rules)
 
 
-def agent_name(spec: str) -> str:
-    """A short name for an agent spec, fit for a folder name (``jen:5`` -> ``jen-5``).
-
-    A model path gives its file name without ``.zip``; a training run's
-    ``<run>/model.zip`` gives the run's folder name.
-    """
-    spec = spec.strip()
-    path = Path(spec)
-    if spec.endswith(".zip") or len(path.parts) > 1:
-        name = path.stem
-        if name == "model" and path.parent.name:
-            name = path.parent.name
-    else:
-        name = spec
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "agent"
-
-
-# --------------------------------------------------------------------------- playing
-
-
-def default_jobs() -> int:
-    """All the cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on Linux
-        return os.cpu_count() or 1
-
-
-def _build(specs: tuple, cache: dict) -> list:
-    """The agents for a table of ``specs``, one instance per seat, reused from ``cache``."""
-    agents = []
-    for position, spec in enumerate(specs):
-        key = (position, spec)
-        if key not in cache:
-            cache[key] = make_agent(spec, seed=position)
-        agents.append(cache[key])
-    return agents
-
-
-def _play_chunk(task: tuple, cache: dict) -> tuple[int, Results]:
-    index, specs, rules, start, count = task
-    if isinstance(rules, Mapping):  # Rules fields as a plain dict, as evaluate() sends them
-        rules = Rules(**rules)
-    return index, play_games(_build(specs, cache), rules, n=count, seed=start)
-
-
-_WORKER_CACHE: dict = {}
-
-
-def _worker_init() -> None:
-    # The parent handles Ctrl-C; one thread per worker since the workers fill the cores.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
-
-
-def _worker_chunk(task: tuple) -> tuple[int, Results]:
-    result = _play_chunk(task, _WORKER_CACHE)
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-    return result
-
-
-def _chunks(matchups: list[tuple], games: int, seed: int, jobs: int) -> list[tuple]:
-    """Tasks ``(matchup index, specs, rules, first seed, games)`` covering every game once.
-
-    ``rules`` is whatever the matchup holds: a :class:`ten_env.Rules` or a dict of its fields.
-
-    Each chunk starts at a multiple of the table size, so ``play_games`` rotates the
-    seats exactly as one call for the whole matchup would.
-    """
-    per_matchup = max(1, math.ceil(max(8 * jobs, 4 * len(matchups)) / len(matchups)))
-    tasks = []
-    for index, (specs, rules) in enumerate(matchups):
-        k = len(specs)
-        size = max(k, math.ceil(math.ceil(games / per_matchup) / k) * k)
-        for offset in range(0, games, size):
-            tasks.append((index, specs, rules, seed + offset, min(size, games - offset)))
-    return tasks
-
-
-def _merge(total: Results | None, part: Results) -> Results:
-    if total is None:
-        return Results(part.games, list(part.wins), list(part.shared_wins),
-                       list(part.total_scores), list(part.margins))
-    total.games += part.games
-    for name in ("wins", "shared_wins", "total_scores", "margins"):
-        setattr(total, name, [a + b for a, b in zip(getattr(total, name), getattr(part, name))])
-    return total
-
-
-def _run_all(matchups: list[tuple], games: int, seed: int, jobs: int, progress: bool,
-             cache: dict) -> list[Results]:
-    tasks = _chunks(matchups, games, seed, jobs)
-    totals: list[Results | None] = [None] * len(matchups)
-    bar = None
-    if progress:
-        try:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(matchups) * games, unit="game", file=sys.stderr, leave=False,
-                       desc="evaluating", dynamic_ncols=True)
-        except ImportError:  # pragma: no cover - tqdm comes with the training extra
-            bar = None
-
-    def done(index: int, part: Results):
-        totals[index] = _merge(totals[index], part)
-        if bar is not None:
-            bar.update(part.games)
-
-    try:
-        if jobs == 1:
-            for task in tasks:
-                done(*_play_chunk(task, cache))
-        else:
-            import multiprocessing
-
-            # spawn, not fork: a parent that has loaded torch must not be forked.
-            context = multiprocessing.get_context("spawn")
-            executor = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
-                                           initializer=_worker_init)
-            try:
-                pending = {executor.submit(_worker_chunk, task) for task in tasks}
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        done(*future.result())
-            finally:
-                executor.shutdown(wait=True, cancel_futures=True)
-    finally:
-        if bar is not None:
-            bar.close()
-    return totals
-
-
-# --------------------------------------------------------------------------- evaluation
-
-
-def _entry(result: Results, label: str) -> dict:
-    n, wins = result.games, result.wins[0]
-    low, high = wilson_interval(wins, n)
-    mean_score = result.total_scores[0] / n
-    mean_margin = result.margins[0] / n
-    return {
-        "opponent": label,
-        "games": n,
-        "wins": wins,
-        "shared_wins": result.shared_wins[0],
-        "win_rate": wins / n,
-        "ci_low": low,
-        "ci_high": high,
-        "mean_score": mean_score,
-        # the best other score of each game (JEN's on the ladder), averaged: score - margin
-        "opponent_mean_score": mean_score - mean_margin,
-        "mean_margin": mean_margin,
-    }
-
-
 def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int | None = None,
              games: int = 200, seed: int = 0, jobs: int | None = None, progress: bool = False,
-             rules: dict | None = None) -> dict:
+             rules: dict | None = None, trust: bool = False) -> dict:
     """Play the agent ``agent_spec`` through the JEN ladder or against opponents; a JSON-ready report.
 
     Args:
@@ -352,6 +120,9 @@ def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int |
             ladder plays ``Rules(**rules, num_players=2, jen_level=level)``, normal
             games ``Rules(**rules, num_players=1 + len(opponents))``. Evaluate a
             model on the game it was trained for (its ``max_bid`` above all).
+        trust: let model files that can only be loaded by unpickling be loaded
+            (``make_agent(..., trust=True)``, in every worker too). Unpickling runs
+            code from the file: only for files you trust.
 
     Returns:
         ``{"agent", "mode": "ladder" | "table", "num_players", "games", "seed",
@@ -373,11 +144,11 @@ def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int |
             below 1, a bad ``rules`` key or value, an unreadable deck file.
     """
     plan = _prepare(agent_spec, levels=levels, opponents=opponents, num_players=num_players,
-                    games=games, seed=seed, jobs=jobs, rules=rules)
+                    games=games, seed=seed, jobs=jobs, rules=rules, trust=trust)
     return _execute(plan, progress=progress)
 
 
-def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, rules) -> dict:
+def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, rules, trust=False) -> dict:
     """Check every input of :func:`evaluate` (loading the agents once) and return what to play.
 
     Nothing is played: the command line calls this first, so that bad input fails
@@ -389,7 +160,7 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
     if levels is not None and opponents is not None:
         raise ValueError("give levels (the JEN ladder) or opponents (a normal game), not both")
     if levels is None and opponents is None:
-        raise ValueError("give levels (JEN levels 4-10, the ladder) or opponents (a normal game)")
+        raise ValueError(f"give levels (JEN levels {span(JEN_LEVELS)}, the ladder) or opponents (a normal game)")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a whole number of at least 1, got {games!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -397,6 +168,8 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
     jobs = default_jobs() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+    if not isinstance(trust, bool):
+        raise ValueError(f"trust must be True or False, got {trust!r}")
     base = check_rules(rules)
     rules_players = base.pop("num_players", None)
 
@@ -414,16 +187,19 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
     else:
         opponents = parse_opponents(opponents) if isinstance(opponents, str) else [str(o).strip() for o in opponents]
         if not opponents or any(not o for o in opponents):
-            raise ValueError(f"opponents must be 1 to 4 agents ({NAMES_HELP}), got {opponents!r}")
+            raise ValueError(f"opponents must be {span(OPPONENT_COUNTS)} agents ({NAMES_HELP}), "
+                             f"got {opponents!r}")
         if num_players is not None:
-            if len(opponents) == 1 and isinstance(num_players, int) and num_players in range(2, 6):
+            if isinstance(num_players, bool) or not isinstance(num_players, int) or num_players not in PLAYER_COUNTS:
+                raise ValueError(f"num_players must be {PLAYERS_HELP}, got {num_players!r}")
+            if len(opponents) == 1:
                 opponents = opponents * (num_players - 1)
             elif num_players != 1 + len(opponents):
                 raise ValueError(f"num_players={num_players} does not fit {len(opponents)} opponents "
-                                 f"(a table of 2-5: you and 1-4 opponents)")
+                                 f"({TABLE_HELP})")
         table_size = 1 + len(opponents)
-        if table_size not in range(2, 6):
-            raise ValueError(f"a table has 2-5 players: give 1 to 4 opponents, got {len(opponents)}")
+        if table_size not in PLAYER_COUNTS:
+            raise ValueError(f"{TABLE_HELP}: give {span(OPPONENT_COUNTS)} opponents, got {len(opponents)}")
         if rules_players is not None and rules_players != table_size:
             raise ValueError(f"rules num_players={rules_players!r} does not fit {len(opponents)} opponents "
                              f"(a table of {table_size}: you and your opponents)")
@@ -436,19 +212,19 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
         checked = Rules(**base, num_players=table_size, jen_level=tables[0][1])
     except ValueError as exc:
         raise ValueError(f"rules: {exc}") from None
-    base = {key: getattr(checked, key) for key in _BASE_KEYS}
+    base = {key: getattr(checked, key) for key in BASE_RULES_KEYS}
     load_deck(base["deck_file"])  # an unreadable or wrong deck file fails here, with its reason
     matchups = [(specs, {**base, "num_players": table_size, "jen_level": level}) for specs, level in tables]
 
     # Check every name here, with a clear message, before any worker starts.
     cache: dict = {}
-    _build(matchups[0][0], cache)
+    seat_agents(matchups[0][0], cache, trust)
     _check_actions(cache.values(), base["max_bid"])
     if jobs > 1:
         cache.clear()  # the workers build their own; a model need not stay loaded here
     return {"agent": agent_spec, "mode": mode, "table_size": table_size, "games": games, "seed": seed,
             "jobs": jobs, "rules": {"num_players": table_size, **base}, "matchups": matchups,
-            "labels": labels, "cache": cache}
+            "labels": labels, "cache": cache, "trust": trust}
 
 
 def _check_actions(agents, max_bid: int) -> None:
@@ -462,7 +238,7 @@ def _check_actions(agents, max_bid: int) -> None:
         name = getattr(agent, "name", None) or repr(agent)
         made_for = int(n) - BID_BASE - 1
         hint = (f": evaluate it with rules max_bid={made_for} (--max-bid {made_for})"
-                if made_for in range(5, 201) else "")
+                if made_for in MAX_BIDS else "")
         raise ValueError(f"model {name!r} has {int(n)} actions but the game has {expected} "
                          f"(max_bid={max_bid}){hint}")
 
@@ -470,11 +246,12 @@ def _check_actions(agents, max_bid: int) -> None:
 def _execute(plan: dict, progress: bool = False) -> dict:
     """Play what :func:`_prepare` checked; the report of :func:`evaluate`."""
     matchups, mode = plan["matchups"], plan["mode"]
-    results = _run_all(matchups, plan["games"], plan["seed"], plan["jobs"], progress, plan["cache"])
+    results = play_matchups(matchups, plan["games"], plan["seed"], plan["jobs"], progress, plan["cache"],
+                            trust=plan["trust"])
 
     entries = []
     for (specs, rules), label, result in zip(matchups, plan["labels"], results):
-        entry = _entry(result, label)
+        entry = matchup_stats(result, label)
         if mode == "ladder":
             entry = {"level": rules["jen_level"], **entry}
         else:
@@ -496,178 +273,7 @@ def _execute(plan: dict, progress: bool = False) -> dict:
     return report
 
 
-# --------------------------------------------------------------------------- output
-
-
-def _rules_note(rules) -> str:
-    """``"; rules: max_bid=20, bust_buy"`` for the settings that differ from the Rules defaults."""
-    if not rules:
-        return ""
-    defaults = Rules()
-    changed = []
-    for key in _BASE_KEYS:
-        value = rules.get(key, getattr(defaults, key))
-        if value != getattr(defaults, key):
-            changed.append(key if value is True else f"{key}={value}")
-    return f"; rules: {', '.join(changed)}" if changed else ""
-
-
-def format_table(report: dict) -> str:
-    """The report as an aligned text table, one row per matchup (and the rank on the ladder)."""
-    ladder = report.get("mode") == "ladder"
-    kind = "against the JEN ladder" if ladder else f"in normal games of {report.get('num_players', '?')} players"
-    lines = [f"{report['agent']} {kind}, seeds from {report.get('seed', 0)}, "
-             f"sole wins with {round(100 * report.get('confidence', CONFIDENCE))}% Wilson intervals"
-             + _rules_note(report.get("rules"))]
-    header = ("opponent", "games", "win %", "95% interval", "mean score agent / opp", "mean margin")
-    rows = []
-    for m in report["matchups"]:
-        rows.append((
-            m["opponent"],
-            str(m["games"]),
-            f"{100 * m['win_rate']:.1f}",
-            f"{100 * m['ci_low']:.1f} - {100 * m['ci_high']:.1f}",
-            f"{m['mean_score']:.1f} / {m['opponent_mean_score']:.1f}",
-            f"{m['mean_margin']:+.1f}",
-        ))
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(row):
-        cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:], widths[1:])]
-        return "  ".join(cells).rstrip()
-
-    lines += [line(header), line(tuple("-" * w for w in widths))] + [line(row) for row in rows]
-    shared = sum(m.get("shared_wins", 0) for m in report["matchups"])
-    if shared:
-        lines.append(f"({shared} shared wins not counted as wins)")
-    if ladder:
-        rank = report.get("rank")
-        if rank:
-            lines.append(f"rank: JEN {rank['level']}, {rank['title']} "
-                         f"(the highest level beaten in over 50% of games, with 95% confidence)")
-        else:
-            lines.append("rank: none yet (no level beaten in over 50% of games with 95% confidence)")
-    return "\n".join(lines)
-
-
-def save_report(report: dict, out_dir) -> tuple[Path, Path | None]:
-    """Write ``report.json`` and, for the ladder, ``ladder.png`` in ``out_dir``; their paths."""
-    import json
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / "report.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    if report.get("mode") != "ladder":
-        return json_path, None
-
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    matchups = sorted(report["matchups"], key=lambda m: m["level"])
-    levels = [m["level"] for m in matchups]
-    rates = [m["win_rate"] for m in matchups]
-    below = [m["win_rate"] - m["ci_low"] for m in matchups]
-    above = [m["ci_high"] - m["win_rate"] for m in matchups]
-    figure = Figure(figsize=(6.4, 4.2))
-    FigureCanvasAgg(figure)
-    ax = figure.add_subplot()
-    ax.errorbar(levels, rates, yerr=[below, above], fmt="o-", capsize=4, label="win rate (95% Wilson)")
-    ax.axhline(0.5, linestyle="--", color="grey", linewidth=1, label="50%")
-    ax.set_xticks(list(LADDER_LEVELS))
-    ax.set_xlim(LADDER_LEVELS[0] - 0.5, LADDER_LEVELS[-1] + 0.5)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("JEN level")
-    ax.set_ylabel("win rate")
-    rank = report.get("rank")
-    title = f"{report['agent']} against JEN, {report['games']} games per level"
-    ax.set_title(title + (f"\nrank: JEN {rank['level']}" if rank else "\nrank: none"), fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper right", fontsize=8)
-    figure.tight_layout()
-    png_path = out_dir / "ladder.png"
-    figure.savefig(png_path, dpi=120)
-    return json_path, png_path
-
-
 # --------------------------------------------------------------------------- command line
-
-
-def int_range(low: int, high: int | None, flag: str):
-    """An argparse ``type``: a whole number from ``low`` to ``high`` (no upper bound for ``None``)."""
-    allowed = f"from {low} to {high}" if high is not None else f"of at least {low}"
-
-    # argparse prints "argument FLAG: " before the message
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {text!r}") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {value}")
-        return value
-
-    parse.__name__ = flag.lstrip("-").replace("-", "_")
-    return parse
-
-
-def at_least(low: int, flag: str):
-    return int_range(low, None, flag)
-
-
-def rules_from_args(args) -> dict:
-    """The ``rules`` of :func:`evaluate` from the command line: every base field, defaults included."""
-    defaults = Rules()
-    return {
-        "bust_buy": bool(getattr(args, "bust_buy", defaults.bust_buy)),
-        "payment": getattr(args, "payment", defaults.payment),
-        "max_bid": getattr(args, "max_bid", defaults.max_bid),
-        "deck_file": getattr(args, "deck_file", defaults.deck_file),
-    }
-
-
-def prepare_out_dir(out_dir) -> Path:
-    """Make ``out_dir`` and check a file can be written in it; ``ValueError`` saying why not."""
-    out_dir = Path(out_dir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"--out {str(out_dir)!r} is a file, not a folder")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out_dir):
-            pass
-    except OSError as exc:
-        raise ValueError(f"cannot write to {str(out_dir)!r}: {exc.strerror or exc}") from None
-    return out_dir
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``ten eval`` / ``python -m train.evaluate``."""
-    parser.add_argument("agent", help=f"the agent to evaluate: {NAMES_HELP}")
-    parser.add_argument("--levels", metavar="LEVELS",
-                        help="JEN levels to play: a range (4-10), a list (4,7,10) or one (7); "
-                             "default 4-10 when --opponents is not given")
-    parser.add_argument("--opponents", metavar="A,B,...",
-                        help="normal games against these comma-separated agents instead of the ladder")
-    parser.add_argument("--players", type=int, metavar="N",
-                        help="with one --opponents agent: the table size, that agent in every other seat")
-    parser.add_argument("--games", type=at_least(1, "--games"), default=200, metavar="N",
-                        help="games per matchup (default 200)")
-    parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
-                        help="game i uses deck seed SEED+i (default 0)")
-    parser.add_argument("--jobs", type=at_least(1, "--jobs"), default=None, metavar="N",
-                        help="worker processes (default: all cores; the results do not depend on it)")
-    defaults = Rules()
-    parser.add_argument("--bust-buy", action="store_true",
-                        help="the busting variant (evaluate a model on the rules it was trained with)")
-    parser.add_argument("--payment", choices=("auto", "manual"), default=defaults.payment,
-                        help=f"how prices and bids are paid (default {defaults.payment})")
-    parser.add_argument("--max-bid", type=int_range(5, 200, "--max-bid"), default=defaults.max_bid,
-                        metavar="N", help=f"the highest bid, 5-200 (default {defaults.max_bid}); "
-                                          f"a model needs the max_bid it was trained with")
-    parser.add_argument("--deck-file", metavar="PATH", default=defaults.deck_file,
-                        help="a deck file instead of the bundled deck")
-    parser.add_argument("--out", metavar="DIR", help="where to save report.json / ladder.png "
-                                                      "(default runs/eval/<agent name>)")
 
 
 def run(args) -> int:
@@ -679,13 +285,19 @@ def run(args) -> int:
     if args.opponents is not None:
         levels, opponents = None, parse_opponents(args.opponents)
     else:
-        levels, opponents = parse_levels(args.levels if args.levels is not None else "4-10"), None
+        levels = parse_levels(args.levels) if args.levels is not None else list(JEN_LEVELS)
+        opponents = None
     out_dir = Path(args.out) if args.out else Path("runs") / "eval" / agent_name(args.agent)
     # Every input first (agents loaded, rules and deck checked), then the folder, then the games:
     # a mistake or an unwritable --out fails at once, not after the last game.
     plan = _prepare(args.agent, levels=levels, opponents=opponents, num_players=args.players,
-                    games=args.games, seed=args.seed, jobs=args.jobs, rules=rules_from_args(args))
+                    games=args.games, seed=args.seed, jobs=args.jobs, rules=rules_from_args(args),
+                    trust=args.trust_model)
     prepare_out_dir(out_dir)
+    old = existing_report(out_dir)
+    if old and not args.overwrite:
+        raise ValueError(f"--out {str(out_dir)!r} already holds a report ({', '.join(old)}): "
+                         f"use --overwrite to replace it, or another --out")
     report = _execute(plan, progress=True)
     print(format_table(report))
     try:
@@ -701,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m train.evaluate",
         description="Evaluate an agent against the JEN ladder or chosen opponents, "
                     "with 95%% Wilson intervals (the same as `ten eval`).")
-    add_arguments(parser)
+    add_eval_arguments(parser)
     args = parser.parse_args(argv)
     try:
         return run(args)

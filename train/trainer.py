@@ -33,7 +33,7 @@ from ten_env import Rules
 from ten_env.game import score_margin
 
 from .config import Config
-from .evaluate import parse_levels
+from .options import parse_levels
 
 STATE = "state.json"
 KEEP_CHECKPOINTS = 3
@@ -357,7 +357,8 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
 
 def final_evaluation(config: Config, model_path: Path, out_dir: Path) -> dict | None:
     """The ladder (JEN runs) or the matchups (normal games) of the final model, printed and saved."""
-    from .evaluate import evaluate, format_table, save_report
+    from .evaluate import evaluate
+    from .report import format_table, save_report
 
     ev = config.evaluation
     if not ev.final_games:

@@ -1,0 +1,200 @@
+"""What the ``ten`` commands read from the command line, and the checks behind it.
+
+Argparse types (:func:`int_range`, :func:`at_least`, :func:`player_count`), the
+JEN levels and opponents as they are typed (:func:`parse_levels`,
+:func:`parse_opponents`), the rules options and the output folder of ``ten eval``
+(:func:`add_eval_arguments`, :func:`rules_from_args`, :func:`prepare_out_dir`).
+Nothing here plays a game: the config checks and the ``ten`` parser use it
+without loading the evaluator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import tempfile
+from pathlib import Path
+
+from agents.registry import NAMES_HELP
+from ten_env import Rules
+from ten_env.rules import JEN_LEVELS, MAX_BIDS, PAYMENTS, PLAYER_COUNTS
+
+
+def span(allowed: range) -> str:
+    """``"4-10"`` for ``range(4, 11)``."""
+    return f"{allowed[0]}-{allowed[-1]}"
+
+
+LEVELS_HELP = (f"JEN levels {span(JEN_LEVELS)} as a range ({span(JEN_LEVELS)}), "
+               f"a list ({JEN_LEVELS[0]},7,{JEN_LEVELS[-1]}) or one level (7)")
+#: Opponents at a table: everybody but you.
+OPPONENT_COUNTS = range(PLAYER_COUNTS[0] - 1, PLAYER_COUNTS[-1])
+PLAYERS_HELP = f"{span(PLAYER_COUNTS)} (you and {span(OPPONENT_COUNTS)} opponents)"
+TABLE_HELP = f"a table has {span(PLAYER_COUNTS)} players: you and {span(OPPONENT_COUNTS)} opponents"
+TRUST_HELP = ("load model files that can only be loaded by unpickling "
+              "(this runs code from the file: only for files you trust)")
+
+
+# --------------------------------------------------------------------------- levels and opponents
+
+
+def parse_levels(text) -> list[int]:
+    """JEN levels from ``"4-10"``, ``"4,7,10"`` or ``"7"`` (or an iterable of ints); sorted, no repeats."""
+    if isinstance(text, str):
+        levels = []
+        for part in text.split(","):
+            match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+            if not match:
+                raise ValueError(f"levels {text!r}: use {LEVELS_HELP}")
+            lo, hi = int(match[1]), int(match[2] or match[1])
+            if hi < lo:
+                raise ValueError(f"levels {text!r}: the range {lo}-{hi} is empty; use {LEVELS_HELP}")
+            levels += range(lo, hi + 1)
+        bad = [level for level in levels if level not in JEN_LEVELS]
+        if bad:
+            raise ValueError(f"levels {text!r}: JEN has no level {bad[0]}; use {LEVELS_HELP}")
+        return sorted(set(levels))
+    try:
+        levels = list(text)
+    except TypeError:
+        raise ValueError(f"levels must be {LEVELS_HELP}, got {text!r}") from None
+    if not levels or any(isinstance(v, bool) or not isinstance(v, int) or v not in JEN_LEVELS for v in levels):
+        raise ValueError(f"levels {levels!r}: use {LEVELS_HELP}")
+    return sorted(set(levels))
+
+
+def parse_opponents(text: str) -> list[str]:
+    """Opponent specs from ``"heuristic,jen:5"``."""
+    names = [name.strip() for name in str(text).split(",")]
+    if not names or any(not name for name in names):
+        raise ValueError(f"opponents {text!r}: give comma-separated agents ({NAMES_HELP})")
+    return names
+
+
+def agent_name(spec: str) -> str:
+    """A short name for an agent spec, fit for a folder name (``jen:5`` -> ``jen-5``).
+
+    A model path gives its file name without ``.zip``; a training run's
+    ``<run>/model.zip`` gives the run's folder name.
+    """
+    spec = spec.strip()
+    path = Path(spec)
+    if spec.endswith(".zip") or len(path.parts) > 1:
+        name = path.stem
+        if name == "model" and path.parent.name:
+            name = path.parent.name
+    else:
+        name = spec
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "agent"
+
+
+# --------------------------------------------------------------------------- argparse types
+
+
+def int_range(low: int, high: int | None, flag: str):
+    """An argparse ``type``: a whole number from ``low`` to ``high`` (no upper bound for ``None``)."""
+    allowed = f"from {low} to {high}" if high is not None else f"of at least {low}"
+
+    # argparse prints "argument FLAG: " before the message
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {value}")
+        return value
+
+    parse.__name__ = flag.lstrip("-").replace("-", "_")
+    return parse
+
+
+def at_least(low: int, flag: str):
+    return int_range(low, None, flag)
+
+
+def within(allowed: range, flag: str):
+    """An argparse ``type``: a whole number in ``allowed`` (a range such as ``JEN_LEVELS``)."""
+    return int_range(allowed[0], allowed[-1], flag)
+
+
+def player_count(text: str) -> int:
+    """The argparse ``type`` of ``--players``: a table size, 2-5."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value not in PLAYER_COUNTS:
+        raise argparse.ArgumentTypeError(f"must be {PLAYERS_HELP}, got {text!r}" if value is None
+                                         else f"must be {PLAYERS_HELP}, got {value}")
+    return value
+
+
+player_count.__name__ = "players"
+
+
+# --------------------------------------------------------------------------- ten eval
+
+
+def rules_from_args(args) -> dict:
+    """The ``rules`` of :func:`train.evaluate.evaluate` from the command line: every base field, defaults included."""
+    defaults = Rules()
+    return {
+        "bust_buy": bool(getattr(args, "bust_buy", defaults.bust_buy)),
+        "payment": getattr(args, "payment", defaults.payment),
+        "max_bid": getattr(args, "max_bid", defaults.max_bid),
+        "deck_file": getattr(args, "deck_file", defaults.deck_file),
+    }
+
+
+def prepare_out_dir(out_dir) -> Path:
+    """Make ``out_dir`` and check a file can be written in it; ``ValueError`` saying why not."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out {str(out_dir)!r} is a file, not a folder")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write to {str(out_dir)!r}: {exc.strerror or exc}") from None
+    return out_dir
+
+
+def add_trust_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+
+
+def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``ten eval`` / ``python -m train.evaluate``."""
+    parser.add_argument("agent", help=f"the agent to evaluate: {NAMES_HELP}")
+    parser.add_argument("--levels", metavar="LEVELS",
+                        help=f"JEN levels to play: a range ({span(JEN_LEVELS)}), a list "
+                             f"({JEN_LEVELS[0]},7,{JEN_LEVELS[-1]}) or one (7); "
+                             f"default {span(JEN_LEVELS)} when --opponents is not given")
+    parser.add_argument("--opponents", metavar="A,B,...",
+                        help="normal games against these comma-separated agents instead of the ladder")
+    parser.add_argument("--players", type=player_count, metavar="N",
+                        help=f"with one --opponents agent: the table size, {span(PLAYER_COUNTS)}, "
+                             f"that agent in every other seat")
+    parser.add_argument("--games", type=at_least(1, "--games"), default=200, metavar="N",
+                        help="games per matchup (default 200)")
+    parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
+                        help="game i uses deck seed SEED+i (default 0)")
+    parser.add_argument("--jobs", type=at_least(1, "--jobs"), default=None, metavar="N",
+                        help="worker processes (default: all cores; the results do not depend on it)")
+    defaults = Rules()
+    parser.add_argument("--bust-buy", action="store_true",
+                        help="the busting variant (evaluate a model on the rules it was trained with)")
+    parser.add_argument("--payment", choices=PAYMENTS, default=defaults.payment,
+                        help=f"how prices and bids are paid (default {defaults.payment})")
+    parser.add_argument("--max-bid", type=within(MAX_BIDS, "--max-bid"), default=defaults.max_bid,
+                        metavar="N", help=f"the highest bid, {span(MAX_BIDS)} (default {defaults.max_bid}); "
+                                          f"a model needs the max_bid it was trained with")
+    parser.add_argument("--deck-file", metavar="PATH", default=defaults.deck_file,
+                        help="a deck file instead of the bundled deck")
+    parser.add_argument("--out", metavar="DIR", help="where to save report.json / ladder.png "
+                                                      "(default runs/eval/<agent name>)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the report already in the --out folder")
+    add_trust_argument(parser)

@@ -1,0 +1,163 @@
+"""Playing the games of an evaluation: seeded chunks of games, in this process or on worker processes.
+
+A *matchup* is ``(specs, rules)``: the agent specs of a table (the evaluated agent
+first) and the game, as a :class:`ten_env.Rules` or a dict of its fields. Its
+games are cut into :class:`Chunk` s; game ``i`` always uses deck seed
+``seed + i`` and the seats rotate as in one :func:`agents.play_games` call, so
+the totals do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import sys
+from collections.abc import Mapping
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import NamedTuple
+
+from agents import Results, play_games
+from agents.registry import make_agent
+from ten_env import Rules
+
+
+def load_agent(spec: str, seed: int | None = None, trust: bool = False):
+    """The agent named by ``spec``; ``trust`` lets a model file be loaded by unpickling."""
+    # ``trust`` is only passed when asked for, so make_agent without the keyword keeps working.
+    return make_agent(spec, seed=seed, **({"trust": True} if trust else {}))
+
+
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+class Chunk(NamedTuple):
+    """Games ``first_seed`` to ``first_seed + games - 1`` of matchup ``index``."""
+
+    index: int
+    specs: tuple
+    rules: object  # a Rules, or a dict of its fields (what evaluate() sends)
+    first_seed: int
+    games: int
+    trust: bool = False
+
+
+def seat_agents(specs: tuple, cache: dict, trust: bool = False) -> list:
+    """The agents for a table of ``specs``, one instance per seat, reused from ``cache``."""
+    agents = []
+    for position, spec in enumerate(specs):
+        key = (position, spec, trust)
+        if key not in cache:
+            cache[key] = load_agent(spec, seed=position, trust=trust)
+        agents.append(cache[key])
+    return agents
+
+
+def play_chunk(chunk: Chunk, cache: dict) -> tuple[int, Results]:
+    """``(matchup index, results)`` of the games of ``chunk``, with agents from ``cache``."""
+    rules = chunk.rules
+    if isinstance(rules, Mapping):
+        rules = Rules(**rules)
+    agents = seat_agents(chunk.specs, cache, chunk.trust)
+    return chunk.index, play_games(agents, rules, n=chunk.games, seed=chunk.first_seed)
+
+
+_WORKER_CACHE: dict = {}
+
+
+def _worker_init() -> None:
+    # The parent handles Ctrl-C; one thread per worker since the workers fill the cores.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+
+def play_chunk_in_worker(chunk: Chunk) -> tuple[int, Results]:
+    """:func:`play_chunk` in a worker process, its agents kept for the worker's next chunks."""
+    result = play_chunk(chunk, _WORKER_CACHE)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    return result
+
+
+def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool = False) -> list[Chunk]:
+    """Chunks covering every game of every matchup once: enough of them to keep ``jobs`` workers busy.
+
+    Each chunk starts at a multiple of the table size, so ``play_games`` rotates the
+    seats exactly as one call for the whole matchup would.
+    """
+    per_matchup = max(1, math.ceil(max(8 * jobs, 4 * len(matchups)) / len(matchups)))
+    tasks = []
+    for index, (specs, rules) in enumerate(matchups):
+        k = len(specs)
+        size = max(k, math.ceil(math.ceil(games / per_matchup) / k) * k)
+        for offset in range(0, games, size):
+            tasks.append(Chunk(index, tuple(specs), rules, seed + offset, min(size, games - offset), trust))
+    return tasks
+
+
+def merge_results(total: Results, part: Results) -> Results:
+    """Both tallies together, as a new :class:`agents.Results`: ``Results.merge`` where it exists."""
+    if hasattr(Results, "merge"):
+        return total.merge(part)
+
+    def add(a: list, b: list) -> list:  # until agents.Results has merge
+        return [x + y for x, y in zip(a, b)]
+
+    return Results(total.games + part.games, add(total.wins, part.wins), add(total.shared_wins, part.shared_wins),
+                   add(total.total_scores, part.total_scores), add(total.margins, part.margins))
+
+
+def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progress: bool = False,
+                  cache: dict | None = None, trust: bool = False) -> list[Results]:
+    """The results of ``games`` games of each matchup, game ``i`` on deck seed ``seed + i``.
+
+    ``jobs == 1`` plays here, with agents from ``cache``; more start that many
+    worker processes (spawned: a parent that has loaded torch must not be forked),
+    each loading its own agents. ``progress`` shows a bar on stderr.
+    """
+    cache = {} if cache is None else cache
+    tasks = chunks(matchups, games, seed, jobs, trust)
+    totals: list[Results | None] = [None] * len(matchups)
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(matchups) * games, unit="game", file=sys.stderr, leave=False,
+                       desc="evaluating", dynamic_ncols=True)
+        except ImportError:  # pragma: no cover - tqdm comes with the training extra
+            bar = None
+
+    def done(index: int, part: Results):
+        totals[index] = part if totals[index] is None else merge_results(totals[index], part)
+        if bar is not None:
+            bar.update(part.games)
+
+    try:
+        if jobs == 1:
+            for task in tasks:
+                done(*play_chunk(task, cache))
+        else:
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")
+            executor = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                                           initializer=_worker_init)
+            try:
+                pending = {executor.submit(play_chunk_in_worker, task) for task in tasks}
+                while pending:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        done(*future.result())
+            finally:
+                executor.shutdown(wait=True, cancel_futures=True)
+    finally:
+        if bar is not None:
+            bar.close()
+    return totals
