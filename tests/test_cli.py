@@ -3,12 +3,17 @@ reported on one line, without a traceback, with exit status 2."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import io
+import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
+import ten_env
 from train.cli import main
 
 FINAL_LINE = re.compile(r"^game over: scores \[([\d, ]+)\]  winner\(s\): (player \d+(, player \d+)*)$", re.M)
@@ -76,7 +81,9 @@ def test_bad_combination_is_a_one_line_error(capsys):
     assert "Traceback" not in captured.err
 
 
-@pytest.mark.parametrize("argv", [["demo", "--players", "6"], ["demo", "--jen", "3"], ["nonsense"], []])
+@pytest.mark.parametrize("argv", [["demo", "--players", "6"], ["demo", "--jen", "3"], ["nonsense"],
+                                  ["eval", "heuristic", "--opponents", "jen:7", "--players", "7"],
+                                  ["bench", "--seconds", "inf"], ["play", "--level", "11"]])
 def test_argument_errors_exit_with_status_2(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main(argv)
@@ -98,3 +105,80 @@ def test_installed_console_script():
                          text=True, timeout=120)
     assert bad.returncode == 2
     assert bad.stderr.startswith("ten: error: ") and "Traceback" not in bad.stderr
+
+
+def test_plain_ten_prints_the_help_and_exits_0(capsys):
+    assert main([]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert captured.out.startswith("usage: ten ")
+    for command in ("play", "demo", "train", "eval", "bench"):
+        assert re.search(rf"^\s+{command}\s+\S", captured.out, re.M), command
+    run = subprocess.run([sys.executable, "-m", "train.cli"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout == captured.out and run.stderr == ""
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"ten-env {importlib.metadata.version('ten-env')}\n"
+    assert importlib.metadata.version("ten-env") == ten_env.__version__
+
+
+def test_demo_against_jen_needs_no_players_option(capsys):
+    assert main(["demo", "--jen", "6", "--seed", "4"]) == 0
+    scores, _ = _final(capsys.readouterr().out)
+    assert len(scores) == 2
+    assert main(["demo", "--jen", "6", "--players", "4"]) == 2
+    assert capsys.readouterr().err == ("ten: error: --jen 6 is the solitaire game (you and JEN): "
+                                       "it needs --players 2, got --players 4\n")
+
+
+@pytest.mark.parametrize("opponents, message", [
+    ("a,b,c,d,e", "ten: error: --opponents: give 1-4 agents (a table has 2-5 players: you and 1-4 "
+                  "opponents), got 5"),
+    ("heuristic,,jen:5", "ten: error: opponents 'heuristic,,jen:5': give comma-separated agents"),
+    ("", "ten: error: opponents '': give comma-separated agents"),
+])
+def test_play_bad_opponents_are_one_line_errors(capsys, opponents, message):
+    assert main(["play", "--opponents", opponents]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith(message)
+
+
+def test_play_trust_model_reaches_make_agent(monkeypatch, capsys):
+    from agents.registry import make_agent
+    from train import runner
+
+    calls = []
+
+    def record(spec, seed=None, **kwargs):
+        calls.append((spec, seed, kwargs))
+        return make_agent(spec, seed=seed)
+
+    monkeypatch.setattr(runner, "make_agent", record)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--opponents", "heuristic,jen:5", "--trust-model", "--seed", "1"]) == 0
+    assert calls == [("heuristic", 0, {"trust": True}), ("jen:5", 1, {"trust": True})]
+    calls.clear()
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--opponents", "heuristic", "--seed", "1"]) == 0
+    assert calls == [("heuristic", 0, {})]  # no trust keyword unless asked for
+    play_help = subprocess.run([sys.executable, "-m", "train.cli", "play", "--help"],
+                               capture_output=True, text=True, timeout=60).stdout
+    assert "--trust-model" in play_help
+    assert ("load model files that can only be loaded by unpickling (this runs code from the file: "
+            "only for files you trust)") in " ".join(play_help.split())
+
+
+def test_bench_table_has_no_library_warnings():
+    ten = shutil.which("ten")
+    run = subprocess.run([ten, "bench", "--seconds", "0.02"], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONWARNINGS": "always"})
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    lines = run.stdout.splitlines()
+    assert any(line.strip().startswith("texas_holdem_no_limit_v6") for line in lines)
+    assert all(line.startswith(("engine:", "environment:", "  ")) for line in lines), run.stdout

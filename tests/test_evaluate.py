@@ -371,3 +371,140 @@ def test_ten_eval_unwritable_out_exits_2_at_once(tmp_path):
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
     assert run.stderr.startswith("ten: error: cannot write to ") and "Not a directory" in run.stderr
+
+
+# --------------------------------------------------------------------------- merging, trust, --overwrite, --players
+
+
+def test_merged_results_are_those_of_one_long_run():
+    agents = [HeuristicAgent(), make_agent("jen:5")]
+    first = play_games(agents, Rules(num_players=2), n=6, seed=10)
+    second = play_games(agents, Rules(num_players=2), n=4, seed=16)
+    before = (first.games, list(first.wins), second.games, list(second.wins))
+    merged = runner.merge_results(first, second)
+    assert merged == play_games(agents, Rules(num_players=2), n=10, seed=10)
+    assert (first.games, first.wins, second.games, second.wins) == before  # neither is changed
+
+
+def _recording_make_agent(monkeypatch):
+    """Every make_agent call of the runner, as (spec, keyword arguments); the agents are the real ones."""
+    calls = []
+
+    def record(spec, seed=None, **kwargs):
+        calls.append((spec, kwargs))
+        return make_agent(spec, seed=seed)
+
+    monkeypatch.setattr(runner, "make_agent", record)
+    return calls
+
+
+def test_trust_reaches_make_agent_in_this_process(monkeypatch):
+    calls = _recording_make_agent(monkeypatch)
+    trusted = E.evaluate("heuristic", opponents=["jen:5"], games=4, jobs=1, trust=True)
+    assert calls and all(kwargs == {"trust": True} for _, kwargs in calls)
+    assert {spec for spec, _ in calls} == {"heuristic", "jen:5"}
+    calls.clear()
+    plain = E.evaluate("heuristic", opponents=["jen:5"], games=4, jobs=1)
+    assert calls and all(kwargs == {} for _, kwargs in calls)  # no trust keyword unless asked for
+    assert trusted == plain
+    with pytest.raises(ValueError, match="trust must be True or False"):
+        E.evaluate("heuristic", levels=[4], games=1, jobs=1, trust="yes")
+
+
+def test_trust_travels_to_the_workers_in_each_chunk(monkeypatch):
+    import pickle
+
+    tasks = runner.chunks([(("heuristic",), {"jen_level": 4})], games=12, seed=0, jobs=2, trust=True)
+    assert tasks and all(pickle.loads(pickle.dumps(task)).trust is True for task in tasks)
+    assert not any(task.trust for task in runner.chunks([(("heuristic",), {"jen_level": 4})], 12, 0, 2))
+
+    # what a worker does with a chunk it receives
+    calls = _recording_make_agent(monkeypatch)
+    monkeypatch.setattr(runner, "_WORKER_CACHE", {})
+    index, result = runner.play_chunk_in_worker(pickle.loads(pickle.dumps(tasks[0])))
+    assert index == 0 and result.games == tasks[0].games
+    assert calls == [("heuristic", {"trust": True})]
+
+    # evaluate() hands trust to the runner whatever the number of jobs
+    seen = {}
+
+    def capture(*args, trust=False, **kwargs):
+        seen["trust"] = trust
+        raise KeyboardInterrupt  # stop before any game
+
+    monkeypatch.setattr(E, "play_matchups", capture)
+    with pytest.raises(KeyboardInterrupt):
+        E.evaluate("heuristic", levels=[4], games=4, jobs=2, trust=True)
+    assert seen == {"trust": True}
+
+
+def test_trusted_evaluation_on_worker_processes_gives_the_same_numbers():
+    ladder = dict(levels=[4], games=8, seed=1)
+    assert E.evaluate("heuristic", jobs=2, trust=True, **ladder) == E.evaluate("heuristic", jobs=1, **ladder)
+
+
+def test_cli_trust_model_flag(tmp_path, monkeypatch, capsys):
+    calls = _recording_make_agent(monkeypatch)
+    assert E.main(["heuristic", "--levels", "4", "--games", "2", "--jobs", "1", "--trust-model",
+                   "--out", str(tmp_path / "out")]) == 0
+    assert calls == [("heuristic", {"trust": True})]
+    parser_help = subprocess.run([sys.executable, "-m", "train.cli", "eval", "--help"],
+                                 capture_output=True, text=True, timeout=60).stdout
+    assert "--trust-model" in parser_help and "only for files you trust" in " ".join(parser_help.split())
+
+
+def test_cli_refuses_a_folder_that_holds_a_report(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "eval"
+    assert E.main(["heuristic", "--levels", "4", "--games", "2", "--jobs", "1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    first = (out / "report.json").read_text()
+    assert (out / "ladder.png").exists()
+    (out / "notes.txt").write_text("mine")
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("played games before refusing the folder")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(E, "play_matchups", no_games)
+        assert E.main(["heuristic", "--levels", "5", "--games", "2", "--jobs", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"--out {str(out)!r} already holds a report (report.json, ladder.png)" in err
+    assert "--overwrite" in err and "another --out" in err
+    assert (out / "report.json").read_text() == first
+
+    # --overwrite: the new report replaces the old one; a ladder.png of the old ladder does not stay
+    assert E.main(["heuristic", "--opponents", "random", "--games", "2", "--jobs", "1", "--overwrite",
+                   "--out", str(out)]) == 0
+    assert json.loads((out / "report.json").read_text())["mode"] == "table"
+    assert not (out / "ladder.png").exists()
+    assert (out / "notes.txt").read_text() == "mine"  # only the evaluator's own files are touched
+    assert f"saved {out / 'report.json'}\n" in capsys.readouterr().out
+
+    # a ladder.png alone is a report too
+    (out / "report.json").unlink()
+    (out / "ladder.png").write_bytes(b"old")
+    assert E.main(["heuristic", "--levels", "4", "--games", "2", "--jobs", "1", "--out", str(out)]) == 2
+    assert "already holds a report (ladder.png)" in capsys.readouterr().err
+
+
+def test_save_report_removes_an_old_ladder_plot(tmp_path):
+    (tmp_path / "ladder.png").write_bytes(b"an old ladder")
+    report = E.evaluate("random", opponents=["random"], games=2, jobs=1)
+    assert R.save_report(report, tmp_path) == (tmp_path / "report.json", None)
+    assert not (tmp_path / "ladder.png").exists()
+    assert R.existing_report(tmp_path) == ["report.json"]
+
+
+def test_a_table_of_more_than_five_is_refused_naming_the_allowed_sizes(capsys):
+    with pytest.raises(SystemExit) as info:
+        E.main(["heuristic", "--opponents", "jen:7", "--players", "7"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: argument --players: must be 2-5 (you and 1-4 opponents), got 7" in err
+    assert "Traceback" not in err
+    for bad in (7, 1, 0, True, "3"):
+        with pytest.raises(ValueError, match=r"num_players must be 2-5 \(you and 1-4 opponents\), got"):
+            E.evaluate("heuristic", opponents=["jen:7"], num_players=bad, games=1, jobs=1)
+    with pytest.raises(ValueError, match=r"give 1-4 opponents \(a table has 2-5 players: you and 1-4 opponents\), got 5"):
+        E.evaluate("heuristic", opponents=["random"] * 5, games=1, jobs=1)

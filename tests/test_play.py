@@ -52,3 +52,15 @@ def test_ten_play_bad_options_give_one_line_errors():
     assert run.returncode == 2
     assert run.stderr.strip().startswith("ten: error: unknown agent 'alphago'")
     assert "Traceback" not in run.stderr
+
+
+def test_quitting_is_a_normal_exit():
+    out = io.StringIO()
+    assert play(Rules(jen_level=4), [], seed=0, stdin=io.StringIO("1\nquit\n"), stdout=out) == 0
+    assert "you left the game" in out.getvalue() and "final scores" not in out.getvalue()
+    run = subprocess.run(
+        [sys.executable, "-m", "train.cli", "play", "--opponents", "heuristic", "--seed", "3"],
+        input="help\nquit\n", capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "you left the game" in run.stdout and run.stderr == ""

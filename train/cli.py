@@ -10,21 +10,36 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from ten_env import Game, Rules
 from ten_env.render import render_table
+from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
 
-from .evaluate import add_arguments as add_eval_arguments
-from .evaluate import at_least
+from .options import (OPPONENT_COUNTS, TABLE_HELP, add_eval_arguments, add_trust_argument, at_least,
+                      parse_opponents, span, within)
+
+
+def version() -> str:
+    """The installed ten-env's version (the package's own where it is not installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    try:
+        return installed_version("ten-env")
+    except PackageNotFoundError:
+        from ten_env import __version__
+
+        return __version__
 
 
 def _positive_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        value = 0.0
-    if not value > 0:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
     return value
 
@@ -33,7 +48,11 @@ def _demo(args) -> int:
     from agents import RandomAgent
     from agents.tournament import play_game
 
-    rules = Rules(num_players=args.players, bust_buy=args.bust_buy, jen_level=args.jen)
+    players = args.players if args.players is not None else (2 if args.jen is not None else 3)
+    if args.jen is not None and players != 2:
+        raise ValueError(f"--jen {args.jen} is the solitaire game (you and JEN): it needs --players 2, "
+                         f"got --players {players}")
+    rules = Rules(num_players=players, bust_buy=args.bust_buy, jen_level=args.jen)
     game = Game(rules, seed=args.seed)
     seats = rules.num_agents
     players = [RandomAgent(seed=args.seed * 100 + seat) for seat in range(seats)]
@@ -43,17 +62,20 @@ def _demo(args) -> int:
 
 
 def _play(args) -> int:
-    from agents.registry import make_agent
+    from .runner import load_agent
 
     if args.level is not None:
-        if args.opponents:
+        if args.opponents is not None:
             raise ValueError("--level plays the solitaire game against JEN: leave out --opponents")
         rules = Rules(num_players=2, jen_level=args.level, bust_buy=args.bust_buy, payment=args.payment)
         opponents = []
     else:
-        names = args.opponents.split(",") if args.opponents else ["heuristic"]
+        names = parse_opponents(args.opponents) if args.opponents is not None else ["heuristic"]
+        if len(names) not in OPPONENT_COUNTS:
+            raise ValueError(f"--opponents: give {span(OPPONENT_COUNTS)} agents ({TABLE_HELP}), "
+                             f"got {len(names)}")
         rules = Rules(num_players=len(names) + 1, bust_buy=args.bust_buy, payment=args.payment)
-        opponents = [make_agent(name, seed=i) for i, name in enumerate(names)]
+        opponents = [load_agent(name, seed=i, trust=args.trust_model) for i, name in enumerate(names)]
     from .play import play
 
     return play(rules, opponents, seed=args.seed)
@@ -72,7 +94,7 @@ def _train(args) -> int:
 
 
 def _eval(args) -> int:
-    from .evaluate import run
+    from .evaluate import run  # the evaluator is loaded only for ten eval
 
     return run(args)
 
@@ -97,34 +119,36 @@ def _bench(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ten", description="TEN: train, evaluate, play, benchmark.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"ten-env {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a game at the terminal",
                           description="Play TEN at the terminal: the solitaire game against JEN "
                                       "(--level) or a normal game against agents (--opponents).")
-    play.add_argument("--level", type=int, choices=range(4, 11), metavar="{4-10}",
+    play.add_argument("--level", type=within(JEN_LEVELS, "--level"), metavar=f"{{{span(JEN_LEVELS)}}}",
                       help="solitaire game against JEN at this level")
     play.add_argument("--opponents", metavar="A,B,...",
-                      help="comma-separated opponents for a normal game: random, heuristic, jen:N, "
-                           "or a model (default: heuristic)")
+                      help=f"comma-separated opponents for a normal game, {span(OPPONENT_COUNTS)} of them: "
+                           f"random, heuristic, jen:N, or a model (default: heuristic)")
     play.add_argument("--seed", type=at_least(0, "--seed"), default=None, help="deck shuffle seed")
     play.add_argument("--bust-buy", action="store_true", help="the busting variant")
-    play.add_argument("--payment", choices=("auto", "manual"), default="auto",
+    play.add_argument("--payment", choices=PAYMENTS, default="auto",
                       help="pay automatically (default) or pick each coin and card")
+    add_trust_argument(play)
     play.set_defaults(run=_play)
 
     demo = sub.add_parser("demo", help="watch one game between random players")
-    demo.add_argument("--players", type=int, default=3, choices=range(2, 6), metavar="{2-5}")
+    demo.add_argument("--players", type=within(PLAYER_COUNTS, "--players"), default=None,
+                      metavar=f"{{{span(PLAYER_COUNTS)}}}", help="players at the table (default 3; 2 with --jen)")
     demo.add_argument("--seed", type=at_least(0, "--seed"), default=0)
     demo.add_argument("--bust-buy", action="store_true", help="the busting variant")
-    demo.add_argument("--jen", type=int, choices=range(4, 11), metavar="{4-10}",
-                      help="solitaire game against JEN at this level (needs --players 2)")
+    demo.add_argument("--jen", type=within(JEN_LEVELS, "--jen"), metavar=f"{{{span(JEN_LEVELS)}}}",
+                      help="solitaire game against JEN at this level (2 players: you and JEN)")
     demo.set_defaults(run=_demo)
 
     add_train_arguments(sub.add_parser(
         "train", help="train an agent from a config file",
         description="Train MaskablePPO on TEN as a YAML config describes, then evaluate it."))
-
 
     evaluation = sub.add_parser(
         "eval", help="how strong an agent is: the JEN ladder or matchups",
@@ -140,7 +164,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return _run_safely(build_parser().parse_args(argv))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # plain `ten`: what it can do
+        parser.print_help()
+        return 0
+    return _run_safely(args)
 
 
 def _run_safely(args) -> int:

@@ -199,7 +199,7 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
                                  f"({TABLE_HELP})")
         table_size = 1 + len(opponents)
         if table_size not in PLAYER_COUNTS:
-            raise ValueError(f"{TABLE_HELP}: give {span(OPPONENT_COUNTS)} opponents, got {len(opponents)}")
+            raise ValueError(f"give {span(OPPONENT_COUNTS)} opponents ({TABLE_HELP}), got {len(opponents)}")
         if rules_players is not None and rules_players != table_size:
             raise ValueError(f"rules num_players={rules_players!r} does not fit {len(opponents)} opponents "
                              f"(a table of {table_size}: you and your opponents)")

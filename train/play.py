@@ -2,8 +2,9 @@
 
 The table is shown before each of your decisions, with the legal actions
 numbered; answer with the number or the action's name (``draw``, ``bid_5``,
-``buy_G3`` ...). ``help`` explains, ``quit`` leaves. A wrong entry gets a short
-message and the prompt again. Works with standard input from a program, too.
+``buy_G3`` ...). ``help`` explains, ``quit`` leaves (a normal exit, status 0).
+A wrong entry gets a short message and the prompt again. Works with standard
+input from a program, too; input that ends before the game does gives status 1.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ W# = anything, $4 = currency worth 4.  'quit' leaves the game."""
 
 def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
          stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Run one game with a person in ``seat``; returns the exit status (0 done, 1 left early)."""
+    """Run one game with a person in ``seat``; the exit status: 0 when the game ends or the
+    person quits, 1 when the input ends first."""
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout
     game = Game(rules, seed=seed)
@@ -51,7 +53,7 @@ def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
             answer = line.strip()
             if answer in ("quit", "exit", "q"):
                 print("you left the game", file=out)
-                return 1
+                return 0
             if answer in ("help", "?", "h"):
                 print(HELP, file=out)
                 continue
