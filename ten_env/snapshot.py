@@ -2,37 +2,126 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
+
+# The one key a LazySnapshot holds in its dict storage until it is built: C code that
+# looks at a dict's storage directly (json's encoder checks that it is not empty before
+# calling ``items()``) must not see an empty dict. No Python-level access can see it.
+_PENDING = object()
+_store = dict.__setitem__
 
 
-class LazySnapshot(Mapping):
-    """A read-only mapping equal to ``Game.snapshot()`` at the moment it was made.
+def _read_only(self, *args, **kwargs):
+    raise TypeError("a LazySnapshot is read-only; dict(snapshot) gives a plain copy to change")
+
+
+class LazySnapshot(dict):
+    """A read-only ``dict`` equal to ``Game.snapshot()`` at the moment it was made.
 
     The environments hand one out at every step; it keeps a private copy of the
     game and builds the snapshot on first use, so agents that never read it pay
-    almost nothing. ``dict(lazy)`` or ``lazy.to_dict()`` gives the plain dict.
+    almost nothing. Once read it is plain data in every way that matters:
+    ``json.dumps`` (alone or nested in an info dict), ``==`` with a dict,
+    ``dict(lazy)`` / ``lazy.to_dict()`` (a plain shallow copy), ``copy.copy``,
+    ``copy.deepcopy`` and ``pickle`` (which give a plain ``dict``). It cannot be
+    changed in place (``TypeError``).
     """
 
-    __slots__ = ("_game", "_data")
+    __slots__ = ("_game",)
 
     def __init__(self, game):
+        _store(self, _PENDING, None)
         self._game = game
-        self._data = None
+
+    def _build(self) -> None:
+        if self._game is not None:
+            data = self._game.snapshot()
+            dict.clear(self)
+            dict.update(self, data)
+            self._game = None
 
     def to_dict(self) -> dict:
-        if self._data is None:
-            self._data = self._game.snapshot()
-            self._game = None
-        return self._data
+        """The snapshot as a plain ``dict`` (a new one each call, sharing the values)."""
+        self._build()
+        return dict.copy(self)
+
+    # Reading: build first, then answer as a dict.
 
     def __getitem__(self, key):
-        return self.to_dict()[key]
+        self._build()
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        self._build()
+        return dict.get(self, key, default)
+
+    def __contains__(self, key):
+        self._build()
+        return dict.__contains__(self, key)
 
     def __iter__(self):
-        return iter(self.to_dict())
+        self._build()
+        return dict.__iter__(self)
+
+    def __reversed__(self):
+        self._build()
+        return dict.__reversed__(self)
 
     def __len__(self):
-        return len(self.to_dict())
+        self._build()
+        return dict.__len__(self)
+
+    def keys(self):
+        self._build()
+        return dict.keys(self)
+
+    def values(self):
+        self._build()
+        return dict.values(self)
+
+    def items(self):
+        self._build()
+        return dict.items(self)
+
+    def __eq__(self, other):
+        self._build()
+        if isinstance(other, LazySnapshot):
+            other._build()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = None
 
     def __repr__(self):
-        return f"LazySnapshot({self.to_dict()!r})"
+        self._build()
+        return dict.__repr__(self)
+
+    def __or__(self, other):
+        return self.to_dict() | other
+
+    def __ror__(self, other):
+        if not isinstance(other, dict):
+            return NotImplemented
+        return other | self.to_dict()
+
+    # Copies are plain dicts.
+
+    def copy(self) -> dict:
+        return self.to_dict()
+
+    def __copy__(self) -> dict:
+        return self.to_dict()
+
+    def __deepcopy__(self, memo) -> dict:
+        return copy.deepcopy(self.to_dict(), memo)
+
+    def __reduce__(self):
+        return dict, (self.to_dict(),)
+
+    # Read-only.
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
