@@ -182,3 +182,18 @@ def test_bench_table_has_no_library_warnings():
     lines = run.stdout.splitlines()
     assert any(line.strip().startswith("texas_holdem_no_limit_v6") for line in lines)
     assert all(line.startswith(("engine:", "environment:", "  ")) for line in lines), run.stdout
+
+
+@pytest.mark.parametrize("command", [["demo", "--seed", "2"],
+                                     ["eval", "random", "--levels", "4", "--games", "2", "--jobs", "1"]])
+def test_a_reader_that_goes_away_ends_quietly(tmp_path, command):
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads: every write fails, as with `ten demo | head -1`
+    try:
+        out = ["--out", str(tmp_path)] if command[0] == "eval" else []
+        run = subprocess.run([shutil.which("ten"), *command, *out], stdout=write_end, stderr=subprocess.PIPE,
+                             text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr and "Exception" not in run.stderr

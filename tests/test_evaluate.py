@@ -237,11 +237,16 @@ def test_cli_runs_prints_and_saves(tmp_path, capsys):
         (["heuristic", "--levels", "x"], "levels 'x'"),
         (["heuristic", "--players", "3"], "--opponents"),
         (["nobody"], "unknown agent 'nobody'"),
+        (["heuristic", "--opponents", "random,random", "--players", "4"],
+         "--players 4 does not fit --opponents random,random (2 agents, a table of 3)"),
     ]:
         assert E.main(argv + ["--out", str(tmp_path / "never")]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1 and err.startswith("python -m train.evaluate: error:")
     assert not (tmp_path / "never").exists()
+    assert E.main(["heuristic", "--out", " "]) == 2
+    assert capsys.readouterr().err == ("python -m train.evaluate: error: --out is empty: "
+                                       "give a folder for report.json / ladder.png\n")
 
 
 @pytest.mark.parametrize("command", [["-m", "train.evaluate"], ["-m", "train.cli", "eval"]])
@@ -506,5 +511,6 @@ def test_a_table_of_more_than_five_is_refused_naming_the_allowed_sizes(capsys):
     for bad in (7, 1, 0, True, "3"):
         with pytest.raises(ValueError, match=r"num_players must be 2-5 \(you and 1-4 opponents\), got"):
             E.evaluate("heuristic", opponents=["jen:7"], num_players=bad, games=1, jobs=1)
-    with pytest.raises(ValueError, match=r"give 1-4 opponents \(a table has 2-5 players: you and 1-4 opponents\), got 5"):
+    with pytest.raises(ValueError, match=r"give 1-4 opponents \(a table has 2-5 players: you and 1-4 "
+                                         r"opponents\), got 5"):
         E.evaluate("heuristic", opponents=["random"] * 5, games=1, jobs=1)

@@ -7,4 +7,4 @@ from .cli import _run_safely, add_train_arguments
 
 parser = argparse.ArgumentParser(prog="python -m train", description="Train an agent from a config file.")
 add_train_arguments(parser)
-sys.exit(_run_safely(parser.parse_args()))
+sys.exit(_run_safely(parser.parse_args(), prog=parser.prog))

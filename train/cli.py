@@ -18,7 +18,7 @@ from ten_env.render import render_table
 from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
 
 from .options import (OPPONENT_COUNTS, TABLE_HELP, add_eval_arguments, add_trust_argument, at_least,
-                      parse_opponents, span, within)
+                      parse_opponents, run_command, span, within)
 
 
 def version() -> str:
@@ -172,18 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     return _run_safely(args)
 
 
-def _run_safely(args) -> int:
-    try:
-        return args.run(args)
-    except ValueError as exc:  # a mistake in the input: say what, without a traceback
-        message = " ".join(str(exc).split())
-        if len(message) > 600:  # some library messages print whole arrays
-            message = message[:600] + " ..."
-        print(f"ten: error: {message}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\nten: interrupted", file=sys.stderr)
-        return 130
+def _run_safely(args, prog: str = "ten") -> int:
+    return run_command(prog, args.run, args)
 
 
 if __name__ == "__main__":

@@ -65,8 +65,8 @@ from ten_env.actions import BID_BASE, num_actions
 from ten_env.deck import load as load_deck
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
 
-from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name, parse_levels,
-                      parse_opponents, prepare_out_dir, rules_from_args, span)
+from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name,
+                      parse_levels, parse_opponents, prepare_out_dir, rules_from_args, run_command, span)
 from .report import BASE_RULES_KEYS, existing_report, format_table, save_report
 from .runner import default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
@@ -284,10 +284,16 @@ def run(args) -> int:
         raise ValueError("--players sets the table size of normal games: give --opponents too")
     if args.opponents is not None:
         levels, opponents = None, parse_opponents(args.opponents)
+        if args.players is not None and len(opponents) > 1 and args.players != 1 + len(opponents):
+            raise ValueError(f"--players {args.players} does not fit --opponents {args.opponents} "
+                             f"({len(opponents)} agents, a table of {1 + len(opponents)}): give one "
+                             f"--opponents agent to fill every other seat, or leave out --players")
     else:
         levels = parse_levels(args.levels) if args.levels is not None else list(JEN_LEVELS)
         opponents = None
-    out_dir = Path(args.out) if args.out else Path("runs") / "eval" / agent_name(args.agent)
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out is empty: give a folder for report.json / ladder.png")
+    out_dir = Path(args.out) if args.out is not None else Path("runs") / "eval" / agent_name(args.agent)
     # Every input first (agents loaded, rules and deck checked), then the folder, then the games:
     # a mistake or an unwritable --out fails at once, not after the last game.
     plan = _prepare(args.agent, levels=levels, opponents=opponents, num_players=args.players,
@@ -314,15 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Evaluate an agent against the JEN ladder or chosen opponents, "
                     "with 95%% Wilson intervals (the same as `ten eval`).")
     add_eval_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except ValueError as exc:  # a mistake in the input: one line, no traceback
-        print(f"{parser.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"\n{parser.prog}: interrupted", file=sys.stderr)
-        return 130
+    return run_command(parser.prog, run, parser.parse_args(argv))
 
 
 if __name__ == "__main__":

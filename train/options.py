@@ -5,13 +5,16 @@ JEN levels and opponents as they are typed (:func:`parse_levels`,
 :func:`parse_opponents`), the rules options and the output folder of ``ten eval``
 (:func:`add_eval_arguments`, :func:`rules_from_args`, :func:`prepare_out_dir`).
 Nothing here plays a game: the config checks and the ``ten`` parser use it
-without loading the evaluator.
+without loading the evaluator. :func:`run_command` is how every command ends:
+a mistake in the input is one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 
@@ -198,3 +201,34 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true",
                         help="replace the report already in the --out folder")
     add_trust_argument(parser)
+
+
+# --------------------------------------------------------------------------- running a command
+
+
+def run_command(prog: str, run, args) -> int:
+    """``run(args)``, its exit status; the ways a command can end badly, each said in one line.
+
+    A ``ValueError`` is a mistake in the input: ``PROG: error: MESSAGE`` on stderr, status 2.
+    Ctrl-C: status 130. A reader that stops reading (``ten eval ... | head``): status 1, quietly.
+    """
+    try:
+        return run(args)
+    except ValueError as exc:  # a mistake in the input: say what, without a traceback
+        message = " ".join(str(exc).split())
+        if len(message) > 600:  # some library messages print whole arrays
+            message = message[:600] + " ..."
+        print(f"{prog}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # Whoever read the output has gone: nothing more can be printed, and Python's own
+        # flush at exit must not fail either, so the rest goes nowhere.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # no real stdout (a test's captured one)
+            pass
+        return 1
