@@ -9,7 +9,7 @@ plain data). ``act`` returns one legal action id.
 from __future__ import annotations
 
 from ten_env import cards as C
-from ten_env.game import BUST_TOKEN_VALUE
+from ten_env import payment
 
 
 class Agent:
@@ -50,6 +50,4 @@ def hand_counts(player: dict) -> list[int]:
 
 def wealth(player: dict, duplicates_only: bool = False) -> int:
     """What a player can pay (coins, tokens at 3, cards at 1; only duplicates if asked)."""
-    cards = player["cards"]
-    n_cards = len(cards) - len(set(cards)) if duplicates_only else len(cards)
-    return player["coins"] + BUST_TOKEN_VALUE * player["bust_tokens"] + n_cards
+    return payment.wealth(player["coins"], player["bust_tokens"], hand_counts(player), duplicates_only)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ten_env import cards as C
+from ten_env import payment
 from ten_env.actions import (
     BID_BASE,
     DRAW,
@@ -29,7 +30,8 @@ from ten_env.actions import (
     STOP_CURRENCY,
     STOP_NUMBERS,
 )
-from ten_env.game import BUST_LIMIT, BUST_TOKEN_VALUE, MAX_COINS
+from ten_env.game import BUST_LIMIT, MAX_COINS
+from ten_env.payment import BUST_TOKEN_VALUE
 from ten_env.scoring import score_counts
 
 from .base import Agent, hand_counts, snapshot_of, wealth
@@ -66,7 +68,7 @@ class HeuristicAgent(Agent):
         if phase == "auction":
             return self._bid(snap, me, hand, mask, coin)
         if phase == "pay":
-            return self._pay(hand, mask)
+            return self._pay(snap, me, hand)
         return self._buy(snap, me, hand, mask, coin)
 
     # ------------------------------------------------------------------ draw phase
@@ -164,21 +166,14 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ manual payment
 
-    def _pay(self, hand, mask) -> int:
-        cards = [int(c) for c in np.flatnonzero(mask[FIRST_PAY_CARD : BID_BASE + 1])]
-        duplicates = [c for c in cards if hand[c] > 1]
-        if duplicates:
-            return FIRST_PAY_CARD + duplicates[0]
-        if mask[PAY_COIN]:
-            return PAY_COIN
-        if mask[PAY_BUST]:
+    def _pay(self, snap, me, hand) -> int:
+        """Pay as automatic payment would (:func:`ten_env.payment.automatic`), one item at a time:
+        a bust token first (the plan's waste is already counted), then cards, then coins."""
+        owed = snap["payment"]
+        plan = payment.automatic(hand, me["coins"], me["bust_tokens"], owed["remaining"],
+                                 C.parse(owed["card"]), owed["duplicates_only"])
+        if plan.bust_tokens:
             return PAY_BUST
-        before = score_counts(hand)
-
-        def loss(card):
-            hand[card] -= 1
-            lost = before - score_counts(hand)
-            hand[card] += 1
-            return lost
-
-        return FIRST_PAY_CARD + min(cards, key=loss)
+        if plan.cards:
+            return FIRST_PAY_CARD + plan.cards[0]
+        return PAY_COIN

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ten_env import jen
+from ten_env import jen, payment
 from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
 from ten_env.rules import JEN_LEVELS
 
@@ -68,9 +68,9 @@ class JenAgent(Agent):
 
 
 def _pay_like_jen(snapshot: dict) -> int:
-    """Her payment order, from :func:`ten_env.jen.next_payment`, as an action id."""
+    """Her payment order, from :func:`ten_env.payment.jen_next`, as an action id."""
     me = snapshot["players"][snapshot["current_player"]]
-    what = jen.next_payment(me["coins"], me["bust_tokens"], hand_counts(me),
+    what = payment.jen_next(me["coins"], me["bust_tokens"], hand_counts(me),
                             duplicates_only=snapshot["payment"]["duplicates_only"])
     if what == "coin":
         return PAY_COIN

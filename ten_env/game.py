@@ -2,26 +2,35 @@
 
 ``Game`` holds the whole state in plain lists and ints (copy it with
 :meth:`Game.clone`, compare it with ``==``, read it with :meth:`Game.snapshot`)
-and changes it only through :meth:`Game.act`. The methods below follow the
-rulebook's structure: a turn is a draw phase (paused by an auction whenever a
-wildcard comes up), ended by stopping with a reward or by busting, followed by
-an optional buy phase; the last card drawn ends the game after one final buy
-phase for everybody. RULES.md lists every decision taken where the rulebook is
-silent; the comments here point at those decisions by name.
+and changes it only through :meth:`Game.act`. The sections below follow the
+rulebook: a turn is a draw phase (paused by an auction whenever a wildcard comes
+up), ended by stopping with a reward or by busting, followed by an optional buy
+phase; the last card drawn ends the game after one final buy phase for everybody.
+Each phase's legal actions sit beside the moves that phase allows. RULES.md lists
+every decision taken where the rulebook is silent; comments name them.
 
 A decision with exactly one legal action (the first draw of a turn, a bid or a
 buy nobody can afford) is taken by the engine itself and recorded in
-``history`` as forced; in the solitaire game the engine also plays JEN.
-So ``current_player`` is always a seat with a real choice.
+``history`` as forced; in the solitaire game the engine also plays JEN. So
+``current_player`` is always a seat with a real choice.
+
+Chance. The deck's order is the only hidden thing in TEN: every other card is
+public, so the composition of the deck is too. For search, :meth:`Game.unseen`
+and :meth:`Game.chance_outcomes` give the next card's distribution,
+``act(action, next_card=...)`` picks the outcome of the next draw,
+``clone(shuffle_unseen=seed)`` gives a copy whose deck order is a fresh sample
+of what a player knows, and :meth:`Game.from_snapshot` builds a game from
+public information alone (an environment's ``info["snapshot"]``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
+from functools import lru_cache
 
 from . import cards as C
-from . import jen
+from . import jen, payment
 from .actions import (
     BID_BASE,
     DRAW,
@@ -36,15 +45,17 @@ from .actions import (
     num_actions,
 )
 from .deck import load as load_deck
+from .payment import BUST_TOKEN_VALUE
 from .rules import Rules
-from .scoring import hand_score, score_counts, used_in_best
+from .scoring import hand_score
 
 START_COINS = 5
 MAX_COINS = 10
-BUST_TOKEN_VALUE = 3
 BUST_LIMIT = 10  # a net total or currency total above this busts
+MAX_BUY_PRICE = 9  # a market card costs its number
 
 PHASES = ("draw", "auction", "buy", "bust", "final_buy", "pay", "over")
+BUY_PHASES = ("buy", "bust", "final_buy")  # the phases in which a market card may be bought
 JEN_SEAT = 1  # in the solitaire game: seat 0 is the person, seat 1 is JEN
 
 
@@ -71,18 +82,11 @@ class Game:
             raise ValueError(f"start must be a seat from 0 to {rules.num_players - 1}, got {start!r}")
         if rules.solitaire and start != 0:
             raise ValueError(f"start must be 0 in the solitaire game (the person starts), got {start!r}")
-        self.rules = rules
-        self._rules_dict = dataclasses.asdict(rules)
-        self.num_players = n = rules.num_players
-        self._names = action_names(rules.max_bid)
-        self._ids = {name: i for i, name in enumerate(self._names)}
-        self.out_of_game = [0] * C.NUM_CARD_TYPES
+        out_of_game = [0] * C.NUM_CARD_TYPES
         if deck is None:
             if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
                 raise ValueError(f"seed must be an int or None, got {seed!r}")
-            spec = load_deck(rules.deck_file)
-            in_play = spec.for_players(n)
-            self.out_of_game = [a - b for a, b in zip(spec.full(), in_play)]
+            in_play, out_of_game = _deck_for(rules)
             order = C.expand(in_play)
             random.Random(seed).shuffle(order)
         else:
@@ -91,6 +95,9 @@ class Game:
             order = [C.parse(card) for card in deck]
             if not order:
                 raise ValueError("deck must hold at least one card")
+        self._setup(rules)
+        n = rules.num_players
+        self.out_of_game = out_of_game
         self.deck: list[int] = order[::-1]  # top of the deck is the end of the list
         self.tableau: list[int] = []  # number and currency cards, in the order drawn
         self.net_total = 0
@@ -115,14 +122,17 @@ class Game:
         self.bust_kind: str | None = None  # "numbers" / "currency" while a bust resolves
         self.final_buyers: list[int] = []
         self.history: list[tuple[int, int, bool]] = []  # (seat, action, forced)
-        self._legal: list[int] | None = None
         self._advance()
 
-    # ------------------------------------------------------------------ queries
+    def _setup(self, rules: Rules) -> None:
+        """What follows from the rules alone (shared by every way of making a game)."""
+        self.rules = rules
+        self.num_players = rules.num_players
+        self.solitaire = rules.solitaire
+        self._names, self._ids = _action_table(rules.max_bid)
+        self._legal: list[int] | None = None
 
-    @property
-    def solitaire(self) -> bool:
-        return self.rules.jen_level is not None
+    # ------------------------------------------------------------------ queries
 
     @property
     def is_over(self) -> bool:
@@ -137,6 +147,11 @@ class Game:
     def num_actions(self) -> int:
         return num_actions(self.rules.max_bid)
 
+    @property
+    def max_decisions(self) -> int:
+        """An upper bound on ``len(history)`` for a whole game of these rules (see :func:`max_decisions`)."""
+        return max_decisions(self.rules)
+
     def action_name(self, action: int) -> str:
         """The stable name of action id ``action`` (see :mod:`ten_env.actions`)."""
         if isinstance(action, bool) or not hasattr(action, "__index__") or not 0 <= int(action) < len(self._names):
@@ -146,11 +161,12 @@ class Game:
     def action_id(self, name: str) -> int:
         """The id of the action called ``name`` (e.g. ``"buy_G3"``)."""
         if name not in self._ids:
-            raise ValueError(
-                f"unknown action {name!r}; actions are draw, stop_numbers, stop_currency, pass, "
-                f"bid_1..bid_{self.rules.max_bid}, buy_<card>, pay_coin, pay_bust, pay_<card>"
-            )
+            raise ValueError(f"unknown action {name!r}; actions are {self._action_grammar()}")
         return self._ids[name]
+
+    def _action_grammar(self) -> str:
+        return (f"draw, stop_numbers, stop_currency, pass, bid_1..bid_{self.rules.max_bid}, "
+                f"buy_<card>, pay_coin, pay_bust, pay_<card>")
 
     def legal_actions(self) -> list[int]:
         """Ids of the actions the current player may take, ascending (empty when over)."""
@@ -158,22 +174,17 @@ class Game:
 
     def _legal_now(self) -> list[int]:
         # The engine's own copy: callers get a fresh list they may change freely.
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return self._legal
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = _LEGAL[self.phase](self)
+        return legal
 
     def legal_action_names(self) -> list[str]:
         return [self._names[a] for a in self._legal_now()]
 
     def wealth(self, seat: int, duplicates_only: bool = False) -> int:
-        """What a seat can pay: coins, bust tokens at 3, and cards at 1 each
-        (only duplicates in solitaire auctions)."""
-        hand = self.hands[seat]
-        cards = sum(k - 1 for k in hand if k > 1) if duplicates_only else sum(hand)
-        return self.coins[seat] + BUST_TOKEN_VALUE * self.bust_tokens[seat] + cards
-
-    def score(self, seat: int) -> int:
-        return hand_score(self.hands[seat])
+        """What a seat can pay (:func:`ten_env.payment.wealth`)."""
+        return payment.wealth(self.coins[seat], self.bust_tokens[seat], self.hands[seat], duplicates_only)
 
     def scores(self) -> list[int]:
         return [hand_score(h) for h in self.hands]
@@ -212,28 +223,51 @@ class Game:
             places[f"player_{seat}"] = hand + [0] * (C.NUM_CARD_TYPES - C.NUM_OWNABLE)
         return places
 
+    # ------------------------------------------------------------------ chance
+
+    def unseen(self) -> dict[str, int]:
+        """The cards nobody has seen, ``{card: copies}`` in card order: the deck's contents.
+
+        Every other card of TEN is public, so this is what any player knows of
+        the deck; only its order is hidden.
+        """
+        counts = _counts(self.deck)
+        return {C.NAMES[c]: k for c, k in enumerate(counts) if k}
+
+    def chance_outcomes(self) -> list[tuple[str, float]]:
+        """The next card to be drawn and its probability, ``[(card, p), ...]`` in card order.
+
+        Each probability is the card's copies left divided by the deck size.
+        ``ValueError`` when the deck is empty.
+        """
+        size = len(self.deck)
+        if not size:
+            raise ValueError("the deck is empty: no card is left to draw")
+        return [(card, k / size) for card, k in self.unseen().items()]
+
+    # ------------------------------------------------------------------ snapshots and copies
+
     def snapshot(self) -> dict:
-        """Everything public, as JSON-ready data."""
+        """Everything public, as JSON-ready data; :meth:`from_snapshot` rebuilds a game from it."""
         auction = None
-        if self.phase in ("auction", "pay") and self.auction_card is not None:
+        if self.auction_card is not None:
             auction = {
                 "card": C.NAMES[self.auction_card],
                 "high_bid": self.high_bid,
                 "high_bidder": self.high_bidder,
+                "bids_left": self.bids_left,
             }
-        payment = None
+        pay = None
         if self.phase == "pay":
-            payment = {
+            pay = {
                 "payer": self.decider,
                 "remaining": self.pay_remaining,
                 "for": self.pay_for[0],
                 "card": C.NAMES[self.pay_for[1]],
                 "duplicates_only": self.pay_duplicates_only,
             }
-        deck_counts = _counts(self.deck)
-        deck = {C.NAMES[c]: k for c, k in enumerate(deck_counts) if k}
         return {
-            "rules": dict(self._rules_dict),
+            "rules": dataclasses.asdict(self.rules),
             "num_players": self.num_players,
             "jen_level": self.rules.jen_level,
             "min_bid": self.rules.min_bid,
@@ -251,17 +285,79 @@ class Game:
             "net_total": self.net_total,
             "currency_total": self.currency_total,
             "deck_size": len(self.deck),
-            "deck": deck,  # what is left, not in which order: public, since every other card is seen
+            "deck": self.unseen(),  # what is left, not in which order: public, since every other card is seen
             "discard": C.names_of(self.discard),
+            "out_of_game": C.names_of(self.out_of_game),
             "phase": self.phase,
             "turn": self.turn,
             "active_player": self.active_player,
             "current_player": self.current_player,
+            "bust_kind": self.bust_kind,
             "auction": auction,
-            "payment": payment,
+            "payment": pay,
             "final_buyers": list(self.final_buyers),
             "legal_actions": self.legal_action_names(),
         }
+
+    @classmethod
+    def from_snapshot(cls, snapshot, shuffle_unseen=None) -> "Game":
+        """A game in exactly the public state of ``snapshot``, its deck in a random order.
+
+        ``snapshot`` is :meth:`snapshot` (or an environment's ``info["snapshot"]``);
+        ``shuffle_unseen`` (an int seed or a ``random.Random``; ``None`` for fresh
+        randomness) orders the deck, which the snapshot gives only as contents.
+        So an agent that searches games built this way cannot know the true order.
+        The new game has an empty ``history``. ``ValueError`` if the snapshot is
+        not one.
+        """
+        try:
+            return cls._from_snapshot(snapshot, _rng(shuffle_unseen))
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise ValueError(
+                f"not a game snapshot ({type(exc).__name__}: {exc}); pass Game.snapshot() or info['snapshot']"
+            ) from None
+
+    @classmethod
+    def _from_snapshot(cls, snap, rng: random.Random) -> "Game":
+        game = object.__new__(cls)
+        game._setup(Rules(**snap["rules"]))
+        game.out_of_game = _counts(C.parse(c) for c in snap.get("out_of_game", ()))
+        deck = C.expand([snap["deck"].get(name, 0) for name in C.NAMES])
+        rng.shuffle(deck)
+        game.deck = deck
+        game.tableau = [C.parse(c) for c in snap["tableau"]]
+        game.net_total, game.currency_total = snap["net_total"], snap["currency_total"]
+        game.market = _counts(C.parse(c) for c in snap["market"])[: C.NUM_NUMBER_CARDS]
+        game.discard = _counts(C.parse(c) for c in snap["discard"])
+        players = snap["players"]
+        if len(players) != game.num_players:
+            raise KeyError(f"{len(players)} players for num_players={game.num_players}")
+        game.coins = [p["coins"] for p in players]
+        game.bust_tokens = [p["bust_tokens"] for p in players]
+        game.hands = [_counts(C.parse(c) for c in p["cards"])[: C.NUM_OWNABLE] for p in players]
+        game.phase = snap["phase"]
+        if game.phase not in PHASES:
+            raise KeyError(f"phase {game.phase!r}")
+        game.active_player = snap["active_player"]
+        current = snap["current_player"]
+        game.decider = game.active_player if current is None else current
+        game.turn = snap["turn"]
+        auction = snap["auction"]
+        if auction:
+            game.auction_card = C.parse(auction["card"])
+            game.high_bid, game.high_bidder = auction["high_bid"], auction["high_bidder"]
+            game.bids_left = auction["bids_left"]
+        else:
+            game.auction_card, game.high_bid, game.high_bidder, game.bids_left = None, 0, None, 0
+        pay = snap["payment"]
+        if pay:
+            game.pay_remaining, game.pay_for = pay["remaining"], (pay["for"], C.parse(pay["card"]))
+        else:
+            game.pay_remaining, game.pay_for = 0, None
+        game.bust_kind = snap["bust_kind"]
+        game.final_buyers = list(snap["final_buyers"])
+        game.history = []
+        return game
 
     def lazy_snapshot(self):
         """The snapshot of this moment, built only if it is read (cheap when it is not)."""
@@ -269,15 +365,28 @@ class Game:
 
         return LazySnapshot(self.clone(history=False))
 
-    def clone(self, history: bool = True) -> "Game":
-        """An independent copy of this game, at this point."""
+    def clone(self, history: bool = True, shuffle_unseen=None) -> "Game":
+        """An independent copy of this game, at this point.
+
+        The plain copy carries the true deck order, so whoever plays it on sees
+        the real future cards. With ``shuffle_unseen`` (an int seed or a
+        ``random.Random``) the copy's deck is reshuffled: a fair sample of what a
+        player knows, for honest look-ahead.
+        """
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
-        for key in ("deck", "tableau", "market", "discard", "coins", "bust_tokens",
-                    "final_buyers", "out_of_game"):
-            setattr(other, key, list(getattr(self, key)))
-        other.history = list(self.history) if history else []
-        other.hands = [list(h) for h in self.hands]
+        other.deck = self.deck[:]
+        other.tableau = self.tableau[:]
+        other.market = self.market[:]
+        other.discard = self.discard[:]
+        other.coins = self.coins[:]
+        other.bust_tokens = self.bust_tokens[:]
+        other.final_buyers = self.final_buyers[:]
+        other.out_of_game = self.out_of_game[:]
+        other.hands = [h[:] for h in self.hands]
+        other.history = self.history[:] if history else []
+        if shuffle_unseen is not None:
+            _rng(shuffle_unseen).shuffle(other.deck)
         return other
 
     def __eq__(self, other):
@@ -291,38 +400,60 @@ class Game:
 
     # ------------------------------------------------------------------ acting
 
-    def act(self, action: int | str) -> None:
+    def act(self, action: int | str, next_card: str | int | None = None) -> None:
         """Take ``action`` (an id or a name) for the current player.
 
+        ``next_card`` (a card name or id among :meth:`unseen`) puts a copy of that
+        card on top of the deck first, so the next card drawn, by this action or
+        by a forced draw it leads to (the next turn's first draw), is that card:
+        how a chance-node search picks an outcome.
+
         Raises ``ValueError`` naming the action, the phase and the legal actions
-        if it is not legal now; the game is then unchanged.
+        if it is not legal now, or naming the card if it is not unseen; the game
+        is then unchanged.
         """
+        legal = self._legal_now()
+        if type(action) is not int or action not in legal:
+            action = self._checked(action, legal)
+        if next_card is not None:
+            self._put_on_top(next_card)
+        self._apply(action, False)
+        self._advance()
+
+    def _checked(self, action, legal) -> int:
+        """``action`` as a legal id, or the ``ValueError`` that explains why it is not one."""
         if self.phase == "over":
             raise ValueError(f"the game is over: no action is legal (got {action!r})")
-        legal = self._legal_now()
         if isinstance(action, str):
             if action not in self._ids:
-                raise self._refusal(
-                    f"unknown action {action!r} (actions are draw, stop_numbers, stop_currency, pass, "
-                    f"bid_1..bid_{self.rules.max_bid}, buy_<card>, pay_coin, pay_bust, pay_<card>)"
-                )
+                raise self._refusal(f"unknown action {action!r} (actions are {self._action_grammar()})")
             action = self._ids[action]
         elif hasattr(action, "__index__") and not isinstance(action, bool):
             action = int(action)
             if not 0 <= action < len(self._names):
-                raise self._refusal(
-                    f"action id {action} is out of range (ids run from 0 to {len(self._names) - 1})"
-                )
+                raise self._refusal(f"action id {action} is out of range (ids run from 0 to {len(self._names) - 1})")
         else:
             raise self._refusal(f"action {action!r} is neither an int id nor a name")
         if action not in legal:
             raise self._refusal(f"action {self._names[action]!r} (id {action}) is not legal")
-        self._apply(action, forced=False)
-        self._advance()
+        return action
 
     def _refusal(self, what: str) -> ValueError:
         legal = ", ".join(self._names[a] for a in self._legal_now())
         return ValueError(f"{what} for player {self.decider} in the {self.phase} phase; legal: {legal}")
+
+    def _put_on_top(self, next_card) -> None:
+        try:
+            card = C.parse(next_card) if isinstance(next_card, str) else int(next_card)
+        except (TypeError, ValueError):
+            card = -1
+        deck = self.deck
+        if not 0 <= card < C.NUM_CARD_TYPES or card not in deck:
+            unseen = ", ".join(self.unseen()) or "none, the deck is empty"
+            raise ValueError(f"next_card {next_card!r} is not an unseen card; unseen: {unseen}")
+        top = len(deck) - 1
+        i = top - deck[::-1].index(card)  # the copy nearest the top
+        deck[i], deck[top] = deck[top], deck[i]
 
     def _advance(self):
         """Take every decision that is not a real choice: forced moves and JEN's."""
@@ -331,87 +462,39 @@ class Game:
                 action = jen.decide(self._jen_view())
                 if action not in self._legal_now():  # a bug in the engine, not in the input
                     raise RuntimeError(f"JEN chose illegal {self._names[action]} in {self.phase}")
-                self._apply(action, forced=True)
+                self._apply(action, True)
                 continue
             legal = self._legal_now()
             if len(legal) != 1:
                 return
-            self._apply(legal[0], forced=True)
+            self._apply(legal[0], True)
 
     def _apply(self, action: int, forced: bool):
         self.history.append((self.decider, action, forced))
         self._legal = None
-        phase = self.phase
-        if phase == "draw":
-            if action == DRAW:
-                self._draw()
-            elif action == STOP_NUMBERS:
-                self._take_numbers()
-            else:
-                self._take_currency()
-        elif phase == "auction":
-            self._bid(0 if action == PASS else action - BID_BASE)
-        elif phase == "pay":
-            self._pay_one(action)
-        elif action == PASS:  # buy, bust or final_buy, declined
-            if phase == "bust":
-                self.bust_tokens[self.active_player] += 1
-            self._after_buy(phase)
-        else:
-            card = action - FIRST_BUY
-            self._charge(self.decider, C.number(card), (phase, card))
-
-    # ------------------------------------------------------------------ legal actions
-
-    def _compute_legal(self) -> list[int]:
-        phase, seat = self.phase, self.decider
-        if phase == "draw":
-            legal = [DRAW] if self.deck else []
-            if self.solitaire and seat == JEN_SEAT:
-                # JEN always takes the numbers, even when the deck runs out on a
-                # tableau without any (RULES.md: "JEN at the end of the deck").
-                return legal + [STOP_NUMBERS] if self.tableau else legal
-            if self.net_total + self.currency_total > 0:  # some number card in the tableau
-                legal.append(STOP_NUMBERS)
-            if self.currency_total:
-                legal.append(STOP_CURRENCY)
-            return legal
-        if phase == "auction":
-            low = max(self.rules.min_bid, self.high_bid + 1)
-            high = min(self.rules.max_bid, self.wealth(seat, duplicates_only=self.solitaire))
-            return [PASS] + list(range(BID_BASE + low, BID_BASE + high + 1))
-        if phase == "pay":
-            return self._pay_choices(seat)
-        if phase == "over":
-            return []
-        # buy, bust, final_buy
-        hand, budget = self.hands[seat], self.wealth(seat)
-        return [PASS] + [
-            FIRST_BUY + card
-            for card, k in enumerate(self.market)
-            if k and not hand[card] and card % 9 + 1 <= budget
-        ]
-
-    def _pay_choices(self, seat) -> list[int]:
-        legal = []
-        if self.coins[seat]:
-            legal.append(PAY_COIN)
-        if self.bust_tokens[seat]:
-            legal.append(PAY_BUST)
-        least = 2 if self.pay_duplicates_only else 1
-        legal += [FIRST_PAY_CARD + c for c, k in enumerate(self.hands[seat]) if k >= least]
-        return legal
-
-    @property
-    def pay_duplicates_only(self) -> bool:
-        """Whether the payment now due may use only duplicate cards (solitaire auctions)."""
-        return self.solitaire and self.pay_for is not None and self.pay_for[0] == "auction"
+        _MOVE[self.phase](self, action)
 
     # ------------------------------------------------------------------ the draw phase
 
-    def _start_turn(self, seat: int):
-        self.active_player = self.decider = seat
-        self.phase = "draw"
+    def _draw_legal(self) -> list[int]:
+        legal = [DRAW] if self.deck else []
+        if self.solitaire and self.decider == JEN_SEAT:
+            # JEN always takes the numbers, even when the deck runs out on a
+            # tableau without any (RULES.md: "JEN at the end of the deck").
+            return legal + [STOP_NUMBERS] if self.tableau else legal
+        if self.net_total + self.currency_total > 0:  # some number card in the tableau
+            legal.append(STOP_NUMBERS)
+        if self.currency_total:
+            legal.append(STOP_CURRENCY)
+        return legal
+
+    def _draw_move(self, action: int):
+        if action == DRAW:
+            self._draw()
+        elif action == STOP_NUMBERS:
+            self._take_numbers()
+        else:
+            self._take_currency()
 
     def _draw(self):
         card = self.deck.pop()
@@ -455,6 +538,20 @@ class Game:
         self._clear_tableau()
         self._end_turn()
 
+    def _end_turn(self):
+        if self.deck:
+            self.turn += 1
+            self.active_player = self.decider = (self.active_player + 1) % self.num_players
+            self.phase = "draw"
+            return
+        # The last card has been drawn: one final buy phase each, from the left
+        # of the active player round to the active player.
+        n = self.num_players
+        self.final_buyers = [(self.active_player + k) % n for k in range(1, n + 1)]
+        self._next_final_buy()
+
+    # ------------------------------------------------------------------ busting
+
     def _bust(self, kind: str):
         seat = self.active_player
         self.bust_kind = kind
@@ -480,35 +577,6 @@ class Game:
         self._clear_tableau()
         self._end_turn()
 
-    def _end_turn(self):
-        if self.deck:
-            self.turn += 1
-            self._start_turn((self.active_player + 1) % self.num_players)
-            return
-        # The last card has been drawn: one final buy phase each, from the left
-        # of the active player round to the active player.
-        n = self.num_players
-        self.final_buyers = [(self.active_player + k) % n for k in range(1, n + 1)]
-        self._next_final_buy()
-
-    def _next_final_buy(self):
-        if not self.final_buyers:
-            self.phase = "over"
-            return
-        self.phase = "final_buy"
-        self.decider = self.final_buyers.pop(0)
-
-    # ------------------------------------------------------------------ buying
-
-    def _after_buy(self, phase: str):
-        """The buy (or its refusal) in ``phase`` is done; carry on with the turn."""
-        if phase == "buy":
-            self._end_turn()
-        elif phase == "bust":
-            self._finish_bust()
-        else:
-            self._next_final_buy()
-
     # ------------------------------------------------------------------ auctions
 
     def _start_auction(self, card: int):
@@ -518,14 +586,19 @@ class Game:
         self.bids_left = self.num_players
         self.decider = (self.active_player + 1) % self.num_players
 
-    def _bid(self, amount: int):
-        if amount:
-            self.high_bid, self.high_bidder = amount, self.decider
+    def _auction_legal(self) -> list[int]:
+        seat = self.decider
+        low = max(self.rules.min_bid, self.high_bid + 1)
+        high = min(self.rules.max_bid, self.wealth(seat, duplicates_only=self.solitaire))
+        return [PASS, *range(BID_BASE + low, BID_BASE + high + 1)]
+
+    def _auction_move(self, action: int):
+        if action != PASS:
+            self.high_bid, self.high_bidder = action - BID_BASE, self.decider
         self.bids_left -= 1
         if self.bids_left:
             self.decider = (self.decider + 1) % self.num_players
-            return
-        if self.high_bidder is None:  # everybody passed
+        elif self.high_bidder is None:  # everybody passed
             self.discard[self.auction_card] += 1
             self._close_auction()
         else:
@@ -536,21 +609,82 @@ class Game:
         self.high_bid = 0
         self._continue_turn()
 
+    # ------------------------------------------------------------------ buying
+
+    def _buy_legal(self) -> list[int]:
+        """Buy, bust (busting variant) and final buy phases: one market card at its
+        number, never a copy of a number card the buyer holds; or ``pass``."""
+        seat = self.decider
+        hand, budget = self.hands[seat], self.wealth(seat)
+        return [PASS] + [
+            FIRST_BUY + card
+            for card, k in enumerate(self.market)
+            if k and not hand[card] and card % 9 + 1 <= budget
+        ]
+
+    def _buy_move(self, action: int):
+        phase = self.phase
+        if action == PASS:
+            if phase == "bust":  # declining the variant's buy takes the bust token
+                self.bust_tokens[self.active_player] += 1
+            self._after_buy(phase)
+        else:
+            card = action - FIRST_BUY
+            self._charge(self.decider, C.number(card), (phase, card))
+
+    def _after_buy(self, phase: str):
+        """The buy (or its refusal) in ``phase`` is done; carry on with the turn."""
+        if phase == "buy":
+            self._end_turn()
+        elif phase == "bust":
+            self._finish_bust()
+        else:
+            self._next_final_buy()
+
+    def _next_final_buy(self):
+        if not self.final_buyers:
+            self.phase = "over"
+            return
+        self.phase = "final_buy"
+        self.decider = self.final_buyers.pop(0)
+
     # ------------------------------------------------------------------ paying
+
+    @property
+    def pay_duplicates_only(self) -> bool:
+        """Whether the payment now due may use only duplicate cards (solitaire auctions)."""
+        return self.solitaire and self.pay_for is not None and self.pay_for[0] == "auction"
 
     def _charge(self, seat: int, price: int, purpose: tuple):
         """``seat`` owes ``price`` for ``purpose`` = (phase, card); collect it, then deliver."""
         self.pay_for = purpose
         if self._is_jen(seat):
-            self._jen_pays(seat, price)
+            paid = payment.jen(self.hands[seat], self.coins[seat], self.bust_tokens[seat], price)
         elif self.rules.payment == "auto":
-            self._auto_pay(seat, price, incoming=purpose[1], duplicates_only=self.pay_duplicates_only)
+            paid = payment.automatic(self.hands[seat], self.coins[seat], self.bust_tokens[seat], price,
+                                     purpose[1], self.pay_duplicates_only)
         else:
             self.phase, self.decider, self.pay_remaining = "pay", seat, price
             return
+        self.coins[seat] -= paid.coins
+        self.bust_tokens[seat] -= paid.bust_tokens
+        for card in paid.cards:
+            self._spend_card(seat, card)
         self._deliver(seat)
 
-    def _pay_one(self, action: int):
+    def _pay_legal(self) -> list[int]:
+        """Manual payment: a coin, a bust token, or a card (only a duplicate in a solitaire auction)."""
+        seat = self.decider
+        legal = []
+        if self.coins[seat]:
+            legal.append(PAY_COIN)
+        if self.bust_tokens[seat]:
+            legal.append(PAY_BUST)
+        least = 2 if self.pay_duplicates_only else 1
+        legal += [FIRST_PAY_CARD + c for c, k in enumerate(self.hands[seat]) if k >= least]
+        return legal
+
+    def _pay_move(self, action: int):
         seat = self.decider
         if action == PAY_COIN:
             self.coins[seat] -= 1
@@ -574,89 +708,6 @@ class Game:
         else:
             self.market[card] -= 1
             self._after_buy(phase)
-
-    def _auto_pay(self, seat: int, price: int, incoming: int, duplicates_only: bool = False):
-        """Pay without giving up score where that is possible (RULES.md: "Automatic payment").
-
-        Idle duplicates first (every extra copy of a number card; an extra wildcard
-        only if no best arrangement uses it), then coins, then bust tokens with the
-        least waste, then cards one by one: one that no best arrangement needs, else
-        the one whose loss costs the least score. Everything is judged with the card
-        being bought already in hand. With ``duplicates_only`` (solitaire auctions)
-        a player's last copy of a card is never spent.
-        """
-        hand = self.hands[seat]
-        due = price
-        hand[incoming] += 1
-        if any(hand[c] > 1 for c in range(C.NUM_NUMBER_CARDS, C.NUM_OWNABLE)):
-            used = used_in_best(hand)  # wildcard copies can both score: ask the arrangement
-        else:
-            used = [min(k, 1) for k in hand]  # a number card counts once, so extra copies idle
-        for card in range(C.NUM_OWNABLE):
-            idle = min(hand[card] - 1, hand[card] - used[card], hand[card] - (card == incoming))
-            for _ in range(min(max(idle, 0), due)):
-                self._spend_card(seat, card)
-                due -= 1
-        hand[incoming] -= 1
-        if not due:
-            return
-        coins, tokens = self.coins[seat], self.bust_tokens[seat]
-        use_tokens = min(tokens, max(0, -(-(due - coins) // BUST_TOKEN_VALUE)))
-        use_coins = min(coins, max(0, due - BUST_TOKEN_VALUE * use_tokens))
-        self.coins[seat] -= use_coins
-        self.bust_tokens[seat] -= use_tokens
-        due -= use_coins + BUST_TOKEN_VALUE * use_tokens
-        if due <= 0:
-            return
-        # Then cards, one at a time: a card outside a best arrangement if there is one
-        # (it costs no score), else the card whose loss costs the least score now.
-        hand[incoming] += 1
-        keep = 1 if duplicates_only else 0
-        while due > 0:
-            spendable = [max(0, hand[c] - (c == incoming) - keep) for c in range(C.NUM_OWNABLE)]
-            if due >= sum(spendable):  # every card that may go goes: nothing to choose
-                for card, k in enumerate(spendable):
-                    for _ in range(k):
-                        self._spend_card(seat, card)
-                break
-            used = used_in_best(hand)  # stays a best arrangement while only unused cards go
-            spares = [c for c in range(C.NUM_OWNABLE)
-                      for _ in range(min(spendable[c], hand[c] - used[c]))]
-            for card in spares[:due] or [self._least_loss(hand, spendable)]:
-                self._spend_card(seat, card)
-                due -= 1
-        hand[incoming] -= 1
-
-    @staticmethod
-    def _least_loss(hand: list[int], spendable: list[int]) -> int:
-        before = score_counts(hand)
-        best, best_loss = None, None
-        for card in range(C.NUM_OWNABLE):
-            if spendable[card]:
-                hand[card] -= 1
-                loss = before - score_counts(hand)
-                hand[card] += 1
-                if best is None or loss < best_loss:
-                    best, best_loss = card, loss
-                    if not loss:
-                        break  # nothing costs less than nothing
-        return best
-
-    def _jen_pays(self, seat: int, price: int):
-        """JEN pays in her fixed order (:func:`ten_env.jen.next_payment`)."""
-        due = price
-        while due > 0:
-            what = jen.next_payment(self.coins[seat], self.bust_tokens[seat], self.hands[seat],
-                                    duplicates_only=True)
-            if what == "coin":
-                self.coins[seat] -= 1
-                due -= 1
-            elif what == "bust":
-                self.bust_tokens[seat] -= 1
-                due -= BUST_TOKEN_VALUE  # no change is given
-            else:
-                self._spend_card(seat, what)
-                due -= 1
 
     def _spend_card(self, seat: int, card: int):
         self.hands[seat][card] -= 1
@@ -711,9 +762,69 @@ class Game:
         self.net_total = self.currency_total = 0
 
 
+# Each phase's legal actions and its move, beside each other in the class above.
+_LEGAL = {
+    "draw": Game._draw_legal,
+    "auction": Game._auction_legal,
+    "buy": Game._buy_legal,
+    "bust": Game._buy_legal,
+    "final_buy": Game._buy_legal,
+    "pay": Game._pay_legal,
+    "over": lambda game: [],
+}
+_MOVE = {
+    "draw": Game._draw_move,
+    "auction": Game._auction_move,
+    "buy": Game._buy_move,
+    "bust": Game._buy_move,
+    "final_buy": Game._buy_move,
+    "pay": Game._pay_move,
+}
+
+
+def max_decisions(rules: Rules) -> int:
+    """An upper bound on the actions (forced ones included) in one game of ``rules``.
+
+    With D cards in the deck, W of them wildcards, n players, and a bid cap B:
+    at most D draws (each takes a card); at most D stops (a turn opens with a
+    draw); at most D + n buy phases (one a turn, a bust-phase buy in the busting
+    variant instead of the turn's buy phase, and n final ones), each one
+    decision plus, with manual payment, up to 9 payments (a buy costs at most 9,
+    each payment pays at least 1); per wildcard n bids, plus up to B payments.
+    """
+    in_play, _ = _deck_for(rules)
+    size, wild = sum(in_play), sum(in_play[C.NUM_NUMBER_CARDS : C.FIRST_CURRENCY])
+    n = rules.num_players
+    manual = rules.payment == "manual"
+    buy_phases = size + n
+    return (2 * size + buy_phases * (1 + MAX_BUY_PRICE * manual)
+            + wild * (n + rules.max_bid * manual))
+
+
 def score_margin(scores: list[int], seat: int) -> int:
     """A seat's score minus the best score among the other seats."""
     return scores[seat] - max(s for other, s in enumerate(scores) if other != seat)
+
+
+@lru_cache(maxsize=None)
+def _action_table(max_bid: int) -> tuple[tuple[str, ...], dict[str, int]]:
+    names = action_names(max_bid)
+    return names, {name: i for i, name in enumerate(names)}
+
+
+def _deck_for(rules: Rules) -> tuple[list[int], list[int]]:
+    """(cards in play, cards out of the game) as counts per id, for the rules' player count."""
+    spec = load_deck(rules.deck_file)
+    in_play = spec.for_players(rules.num_players)
+    return in_play, [a - b for a, b in zip(spec.full(), in_play)]
+
+
+def _rng(shuffle) -> random.Random:
+    if isinstance(shuffle, random.Random):
+        return shuffle
+    if shuffle is not None and (isinstance(shuffle, bool) or not isinstance(shuffle, int)):
+        raise ValueError(f"shuffle_unseen must be an int seed, a random.Random or None, got {shuffle!r}")
+    return random.Random(shuffle)
 
 
 def _counts(cards) -> list[int]:

@@ -14,7 +14,7 @@ How she plays:
 - bidding after others, she offers one more than the high bid, or the minimum
   bid when everybody passed, as far as she can pay;
 - she pays with coins, then bust tokens, then duplicate cards (then, in a normal
-  game where any card is money, other cards).
+  game where any card is money, other cards): :func:`ten_env.payment.jen_next`.
 """
 
 from __future__ import annotations
@@ -59,19 +59,3 @@ def decide(view: JenView) -> int:
 def first_to_bid(seat: int, active_player: int, num_players: int) -> bool:
     """Whether ``seat`` opens the auction: bidding starts left of the active player."""
     return seat == (active_player + 1) % num_players
-
-
-def next_payment(coins: int, bust_tokens: int, hand, duplicates_only: bool) -> int | str:
-    """What JEN pays with next: ``"coin"``, ``"bust"`` (a token) or a card id."""
-    if coins:
-        return "coin"
-    if bust_tokens:
-        return "bust"
-    for card, k in enumerate(hand):
-        if k > 1:
-            return card
-    if not duplicates_only:
-        for card, k in enumerate(hand):
-            if k:
-                return card
-    raise ValueError("JEN has nothing left to pay with")

@@ -62,7 +62,7 @@ def test_wildcard_goes_to_auction_not_tableau():
     game.act("draw")
     snap = game.snapshot()
     assert snap["phase"] == "auction"
-    assert snap["auction"] == {"card": "W5", "high_bid": 0, "high_bidder": None}
+    assert snap["auction"] == {"card": "W5", "high_bid": 0, "high_bidder": None, "bids_left": 2}
     assert snap["tableau"] == ["B3"]
     assert snap["net_total"] == 3 and snap["currency_total"] == 0
 
