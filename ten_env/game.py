@@ -149,8 +149,11 @@ class Game:
 
     @property
     def max_decisions(self) -> int:
-        """An upper bound on ``len(history)`` for a whole game of these rules (see :func:`max_decisions`)."""
-        return max_decisions(self.rules)
+        """An upper bound on ``len(history)`` for this whole game, from its first
+        turn, whatever is played (see :func:`max_decisions`)."""
+        places = self.card_locations()
+        del places["out_of_game"]
+        return max_decisions(self.rules, [sum(k) for k in zip(*places.values())])
 
     def action_name(self, action: int) -> str:
         """The stable name of action id ``action`` (see :mod:`ten_env.actions`)."""
@@ -443,9 +446,14 @@ class Game:
         return ValueError(f"{what} for player {self.decider} in the {self.phase} phase; legal: {legal}")
 
     def _put_on_top(self, next_card) -> None:
-        try:
-            card = C.parse(next_card) if isinstance(next_card, str) else int(next_card)
-        except (TypeError, ValueError):
+        if isinstance(next_card, str):
+            try:
+                card = C.parse(next_card)
+            except ValueError:
+                card = -1
+        elif hasattr(next_card, "__index__") and not isinstance(next_card, bool):
+            card = int(next_card)
+        else:
             card = -1
         deck = self.deck
         if not 0 <= card < C.NUM_CARD_TYPES or card not in deck:
@@ -782,8 +790,11 @@ _MOVE = {
 }
 
 
-def max_decisions(rules: Rules) -> int:
+def max_decisions(rules: Rules, cards=None) -> int:
     """An upper bound on the actions (forced ones included) in one game of ``rules``.
+
+    ``cards`` are the game's cards as counts per id (a stacked deck's), by
+    default the deck the rules deal.
 
     With D cards in the deck, W of them wildcards, n players, and a bid cap B:
     at most D draws (each takes a card); at most D stops (a turn opens with a
@@ -792,7 +803,7 @@ def max_decisions(rules: Rules) -> int:
     decision plus, with manual payment, up to 9 payments (a buy costs at most 9,
     each payment pays at least 1); per wildcard n bids, plus up to B payments.
     """
-    in_play, _ = _deck_for(rules)
+    in_play = _deck_for(rules)[0] if cards is None else cards
     size, wild = sum(in_play), sum(in_play[C.NUM_NUMBER_CARDS : C.FIRST_CURRENCY])
     n = rules.num_players
     manual = rules.payment == "manual"

@@ -1,0 +1,233 @@
+"""The chance API: what the next card can be, choosing it, and games rebuilt from public state.
+
+A searching agent needs chance nodes: :meth:`Game.unseen` and
+:meth:`Game.chance_outcomes` give the next card's distribution,
+``act(..., next_card=)`` picks an outcome, ``clone(shuffle_unseen=)`` and
+:meth:`Game.from_snapshot` give games that carry no knowledge of the true order.
+"""
+
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from stacked import new_game, play
+from ten_env import Game, Rules
+from ten_env import cards as C
+from ten_env.game import PHASES, max_decisions
+
+CONFIGS = {
+    **{f"{n}p": Rules(num_players=n) for n in range(2, 6)},
+    **{f"{n}p-bust-buy": Rules(num_players=n, bust_buy=True) for n in (2, 4)},
+    **{f"{n}p-manual": Rules(num_players=n, payment="manual") for n in (2, 5)},
+    "solitaire-7": Rules(jen_level=7),
+    "solitaire-4-manual-bust-buy": Rules(jen_level=4, payment="manual", bust_buy=True),
+}
+
+
+def _random_play(game, rng, stop_after=None):
+    """Play random legal actions; yields the game before every decision."""
+    steps = 0
+    while not game.is_over and (stop_after is None or steps < stop_after):
+        yield game
+        game.act(rng.choice(game.legal_actions()))
+        steps += 1
+
+
+# ---------------------------------------------------------------- unseen and chance_outcomes
+
+
+def test_unseen_is_the_deck_contents_and_nothing_else():
+    game = Game(Rules(num_players=3), seed=5)
+    assert game.unseen() == dict(Counter(C.NAMES[c] for c in game.deck))
+    assert sum(game.unseen().values()) == len(game.deck) == game.snapshot()["deck_size"]
+    assert list(game.unseen()) == sorted(game.unseen(), key=C.parse)  # card order
+
+
+def test_chance_outcomes_are_counts_over_deck_size():
+    game = Game(Rules(num_players=2), seed=11)
+    play(game, *["draw"] * 0)
+    outcomes = game.chance_outcomes()
+    size = len(game.deck)
+    assert [card for card, _ in outcomes] == list(game.unseen())
+    for card, p in outcomes:
+        assert p == game.unseen()[card] / size
+    assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+
+
+def test_chance_outcomes_of_an_empty_deck_is_an_error():
+    game = new_game(["B1"])
+    assert game.is_over and not game.deck
+    assert game.unseen() == {}
+    with pytest.raises(ValueError, match="deck is empty"):
+        game.chance_outcomes()
+
+
+def test_reshuffled_clones_draw_next_cards_as_chance_outcomes_say():
+    game = Game(Rules(num_players=4), seed=3)
+    for _ in _random_play(game, random.Random(0), stop_after=40):
+        pass
+    outcomes = dict(game.chance_outcomes())
+    trials = 6000
+    rng = random.Random(99)
+    seen = Counter(C.NAMES[game.clone(shuffle_unseen=rng).deck[-1]] for _ in range(trials))
+    assert set(seen) <= set(outcomes)
+    for card, p in outcomes.items():
+        sigma = (trials * p * (1 - p)) ** 0.5
+        assert abs(seen[card] - trials * p) < 4.5 * sigma + 1, card
+
+
+def test_reshuffled_clone_has_the_same_public_state():
+    game = Game(Rules(num_players=3, bust_buy=True), seed=8)
+    for _ in _random_play(game, random.Random(1), stop_after=60):
+        pass
+    copy = game.clone(shuffle_unseen=5)
+    assert copy.snapshot() == game.snapshot()
+    assert copy.deck != game.deck  # a new order (a 1 in 10^100 chance of the same one)
+    assert sorted(copy.deck) == sorted(game.deck)
+    assert game.clone() == game  # the plain clone keeps the true order
+    assert game.clone(shuffle_unseen=random.Random(5)).deck == copy.deck
+
+
+def test_shuffle_unseen_must_be_a_seed_or_a_random():
+    game = Game(seed=1)
+    with pytest.raises(ValueError, match="shuffle_unseen must be an int seed"):
+        game.clone(shuffle_unseen="abc")
+    with pytest.raises(ValueError, match="shuffle_unseen must be an int seed"):
+        Game.from_snapshot(game.snapshot(), shuffle_unseen=1.5)
+
+
+# ---------------------------------------------------------------- act(next_card=)
+
+
+def test_a_chosen_draw_is_the_same_as_drawing_that_card():
+    base = new_game(["B2", "G5", "$3", "O4", "B7", "P1", "P2"])
+    for card in base.unseen():
+        chosen = base.clone()
+        chosen.act("draw", next_card=card)
+        natural = base.clone()
+        order = natural.deck
+        i = max(k for k, c in enumerate(order) if C.NAMES[c] == card)
+        order[i], order[-1] = order[-1], order[i]  # that card on top, the same swap by hand
+        natural.act("draw")
+        assert chosen == natural
+        assert chosen.snapshot()["tableau"][-1] == card
+
+
+def test_next_card_applies_to_the_forced_first_draw_of_the_next_turn():
+    game = new_game(["B2", "G5", "$3", "O4", "B7", "P1", "P2"])
+    assert game.snapshot()["tableau"] == ["B2"]
+    game.act("stop_numbers", next_card="P2")  # seat 0 ends its turn; seat 1's first draw is forced
+    assert game.current_player == 1
+    assert game.snapshot()["tableau"] == ["P2"]
+
+
+def test_next_card_accepts_ids_and_names():
+    game = new_game(["B2", "G5", "$3", "O4"])
+    game.act("draw", next_card=C.parse("O4"))
+    assert game.snapshot()["tableau"] == ["B2", "O4"]
+
+
+@pytest.mark.parametrize("bad", ["B9", "X1", 99, -1, 3.5, True, C.parse("G5") + 0.0])
+def test_a_next_card_that_is_not_unseen_is_refused_and_nothing_changes(bad):
+    game = new_game(["B2", "G5", "$3", "O4"])
+    before = game.clone()
+    with pytest.raises(ValueError, match=r"next_card .* is not an unseen card; unseen: G5, O4, \$3"):
+        game.act("draw", next_card=bad)
+    assert game == before
+
+
+def test_an_illegal_action_with_a_next_card_changes_nothing():
+    game = new_game(["B2", "G5", "$3", "O4"])
+    before = game.clone()
+    with pytest.raises(ValueError, match="not legal"):
+        game.act("stop_currency", next_card="G5")
+    assert game == before
+
+
+# ---------------------------------------------------------------- from_snapshot
+
+
+def _snapshots_in_every_phase(rules, games=6, seed=0):
+    rng = random.Random(seed)
+    found = []
+    for g in range(games):
+        game = Game(rules, seed=seed * 1000 + g)
+        for state in _random_play(game, rng):
+            found.append((state.snapshot(), state.clone()))
+        found.append((game.snapshot(), game.clone()))
+    return found
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_from_snapshot_rebuilds_the_public_state_in_every_phase(name):
+    rules = CONFIGS[name]
+    phases = set()
+    rng = random.Random(7)
+    for i, (snap, original) in enumerate(_snapshots_in_every_phase(rules)):
+        phases.add(snap["phase"])
+        rebuilt = Game.from_snapshot(json.loads(json.dumps(snap)), shuffle_unseen=i)
+        assert rebuilt.snapshot() == snap
+        assert rebuilt.legal_actions() == original.legal_actions()
+        assert rebuilt.card_locations() == original.card_locations()
+        if i % 7 == 0:  # and it plays on to a legal end
+            steps = 0
+            while not rebuilt.is_over:
+                rebuilt.act(rng.choice(rebuilt.legal_actions()))
+                steps += 1
+            assert steps <= max_decisions(rules)
+            assert rebuilt.winners()
+    expected = {"draw", "auction", "buy", "final_buy", "over"}
+    if rules.bust_buy:
+        expected.add("bust")
+    if rules.payment == "manual":
+        expected.add("pay")
+    assert expected <= phases <= set(PHASES)
+
+
+def test_from_snapshot_does_not_depend_on_the_true_deck_order():
+    """Two games with the same public state and different deck orders rebuild identically."""
+    game = Game(Rules(num_players=3), seed=21)
+    for _ in _random_play(game, random.Random(4), stop_after=30):
+        pass
+    other = game.clone(shuffle_unseen=123)
+    assert other.deck != game.deck
+    a = Game.from_snapshot(game.snapshot(), shuffle_unseen=9)
+    b = Game.from_snapshot(other.snapshot(), shuffle_unseen=9)
+    assert a == b
+
+
+def test_from_snapshot_reads_an_environment_snapshot():
+    import ten_env
+
+    env = ten_env.env(num_players=3)
+    env.reset(seed=2)
+    _, _, _, _, info = env.last()
+    game = Game.from_snapshot(info["snapshot"], shuffle_unseen=0)
+    assert game.snapshot() == dict(info["snapshot"])
+
+
+@pytest.mark.parametrize("bad", [{}, {"rules": {}}, "snapshot", None, {"rules": {"num_players": 9}}])
+def test_from_snapshot_refuses_what_is_not_a_snapshot(bad):
+    with pytest.raises(ValueError):
+        Game.from_snapshot(bad, shuffle_unseen=0)
+
+
+# ---------------------------------------------------------------- declared limits
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_max_decisions_bounds_real_games(name):
+    rules = CONFIGS[name]
+    bound = max_decisions(rules)
+    assert bound == Game(rules, seed=0).max_decisions
+    rng = random.Random(3)
+    longest = 0
+    for g in range(15):
+        game = Game(rules, seed=g)
+        for _ in _random_play(game, rng):
+            pass
+        longest = max(longest, len(game.history))
+    assert longest <= bound
+    assert bound < 20 * longest  # a bound, not a guess a hundred times too high
