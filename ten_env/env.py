@@ -20,18 +20,32 @@ is :class:`ten_env.Game`.
 ## Arguments
 
 ``env(num_players=2, bust_buy=False, jen_level=None, payment="auto", max_bid=40,
-deck_file=None, reward="win", render_mode=None)``
+deck_file=None, reward="win", start="random", render_mode=None)``
 
 - ``num_players``, ``bust_buy``, ``jen_level``, ``payment``, ``max_bid``,
   ``deck_file``: the :class:`ten_env.Rules` fields. With ``jen_level`` (4-10) the
   game is the solitaire game: one agent, ``player_0``, against JEN.
 - ``reward``: ``"win"`` (default) or ``"margin"``, see Rewards.
+- ``start``: the seat that takes the first turn. ``"random"`` (default, as the
+  rulebook deals it) draws it at every ``reset`` from the reset seed's generator,
+  so ``reset(seed=s)`` always gives the same game, starting player included; an
+  integer ``0 .. num_players - 1`` fixes it. In the solitaire game the person
+  (``player_0``) always starts: ``"random"`` means 0 there and any other seat is
+  an error.
 - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as text) or
-  ``"human"`` (``render()`` prints it).
+  ``"human"`` (``render()`` prints it). Any other mode (stable-baselines3's
+  ``make_vec_env`` passes ``"rgb_array"``) is accepted with a warning, as
+  Gymnasium does: the env then has ``render_mode = None`` and ``render()`` warns
+  and returns ``None``.
 
 Unknown arguments or invalid values raise ``ValueError`` naming the argument and
 what is allowed. ``reset(seed=..., options={"deck": ["B3", "$2", ...]})`` stacks
-the deck (top first) instead of shuffling it; other options are ignored.
+the deck (top first) instead of shuffling it (the starting player is still drawn
+or fixed as above). Any other option key raises ``ValueError``, except
+``"options"``, which is ignored: PettingZoo's ``api_test`` probes ``reset`` with
+``options={"options": 1}``. ``step``, ``observe`` and ``last`` before the first
+``reset`` raise ``ValueError`` (``env()``'s order-enforcing wrapper answers first
+with PettingZoo's own error).
 
 ## Observation space
 
@@ -45,8 +59,10 @@ player count (absent seats are zeros and flagged absent). The table of every
 index is in :mod:`ten_env.observation`.
 
 ``infos[agent]["snapshot"]`` is :meth:`ten_env.Game.snapshot` of that moment, the
-same public state as plain data, for agents that prefer it (a read-only mapping
-built only when read; ``dict()`` it for a plain dict);
+same public state as plain data, for agents that prefer it: a read-only ``dict``
+(:class:`ten_env.snapshot.LazySnapshot`) built only when read, that
+``json.dumps``, ``==``, ``dict()``, ``copy.deepcopy`` and ``pickle`` treat as the
+plain dict (the copies are plain dicts);
 ``infos[agent]["legal_actions"]`` lists the legal action names of the agent to act;
 at the end of the game every agent's info also has ``scores`` and ``winners`` (seats).
 
@@ -75,7 +91,12 @@ At the end of the game only (0 before). ``reward="win"``: +1 to a sole winner,
 -1 to every other player; when the tie-breaks still leave several winners, they
 get 0 (the game is shared) and the others -1. In the solitaire game a tie is
 JEN's win. ``reward="margin"``: (own score - best score among the others) / 20,
-clipped to [-1, 1].
+clipped to [-1, 1]. So a game's return is always one of -1, 0, +1 (``"win"``) or
+in [-1, 1] (``"margin"``); with ``env()``'s wrapper an illegal action ends the
+game with -1 for the mover (and 0 for the others).
+
+Every game ends (each turn starts by drawing from a finite deck), so the env
+never truncates.
 
 ## Version history
 
@@ -84,6 +105,9 @@ clipped to [-1, 1].
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -98,6 +122,9 @@ from .rules import Rules
 REWARDS = ("win", "margin")
 RENDER_MODES = ("ansi", "human")
 MARGIN_SCALE = 20
+RESET_OPTIONS = ("deck",)
+# PettingZoo's api_test calls reset(options={"options": 1}) to see that the argument exists.
+IGNORED_RESET_OPTIONS = ("options",)
 
 
 def env(**kwargs):
@@ -117,6 +144,66 @@ def check_kwargs(kwargs: dict, extra: tuple[str, ...] = ()) -> None:
         raise ValueError(f"unknown argument(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
 
 
+def check_render_mode(render_mode) -> str | None:
+    """The render mode an env uses for the ``render_mode`` it was given.
+
+    ``None``, ``"ansi"`` and ``"human"`` are themselves. Any other string is
+    accepted the way Gymnasium's ``make`` accepts a mode an env does not list: with
+    a warning; the env then renders nothing (``None``). Gymnasium's env checker
+    requires ``render_mode`` to be ``None`` or a listed mode, so ``None`` it is.
+    """
+    if render_mode is None or render_mode in RENDER_MODES:
+        return render_mode
+    if not isinstance(render_mode, str):
+        raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+    gymnasium.logger.warn(
+        f"render_mode {render_mode!r} is not supported (only 'ansi' and 'human'): "
+        "render() will return None"
+    )
+    return None
+
+
+def check_start(start, rules: Rules):
+    """``start`` as given to an env: ``"random"`` or a seat (an ``int``); one-line errors."""
+    if isinstance(start, str) and start == "random":
+        return start
+    n = rules.num_players
+    if isinstance(start, np.integer):
+        start = int(start)
+    if isinstance(start, bool) or not isinstance(start, int) or start not in range(n):
+        raise ValueError(f"start must be 'random' or a seat from 0 to {n - 1}, got {start!r}")
+    if rules.solitaire and start != 0:
+        raise ValueError(f"start must be 'random' or 0 in the solitaire game (the person starts), got {start!r}")
+    return start
+
+
+def draw_start(rng: np.random.Generator, start, rules: Rules) -> int:
+    """The first seat of a new game: ``start``, or drawn from ``rng`` for ``"random"``.
+
+    A seat is drawn in every case, so the same generator deals the same decks
+    whatever ``start`` is; the solitaire game always starts with the person (0).
+    """
+    drawn = int(rng.integers(rules.num_players))
+    if start != "random":
+        return start
+    return 0 if rules.solitaire else drawn
+
+
+def check_reset_options(options) -> list | None:
+    """The stacked deck in ``reset``'s ``options`` (or ``None``); unknown keys are refused."""
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict (allowed key: deck), got {type(options).__name__}")
+    unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS and k not in IGNORED_RESET_OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; allowed: {', '.join(RESET_OPTIONS)}")
+    deck = options.get("deck")
+    if deck is not None and not isinstance(deck, str) and hasattr(deck, "__iter__"):
+        deck = list(deck)  # read once, whatever iterable it is
+    return deck
+
+
 def final_rewards(game: Game, seat: int, reward: str) -> float:
     """The end-of-game reward of ``seat`` under the ``reward`` scheme (see the module doc)."""
     if reward == "margin":
@@ -125,6 +212,9 @@ def final_rewards(game: Game, seat: int, reward: str) -> float:
     if seat not in winners:
         return -1.0
     return 1.0 if len(winners) == 1 else 0.0
+
+
+_NOT_RESET = "call reset() first: there is no game yet"
 
 
 class raw_env(AECEnv, EzPickle):
@@ -137,16 +227,15 @@ class raw_env(AECEnv, EzPickle):
         "render_fps": 1,
     }
 
-    def __init__(self, render_mode: str | None = None, reward: str = "win", **rules):
-        EzPickle.__init__(self, render_mode=render_mode, reward=reward, **rules)
+    def __init__(self, render_mode: str | None = None, reward: str = "win", start="random", **rules):
+        EzPickle.__init__(self, render_mode=render_mode, reward=reward, start=start, **rules)
         super().__init__()
-        check_kwargs(rules, extra=("reward", "render_mode"))
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        check_kwargs(rules, extra=("reward", "start", "render_mode"))
         if reward not in REWARDS:
             raise ValueError(f"reward must be 'win' or 'margin', got {reward!r}")
         self.rules = Rules(**rules)
-        self.render_mode = render_mode
+        self.start = check_start(start, self.rules)
+        self.render_mode = check_render_mode(render_mode)
         self.reward = reward
         seats = self.rules.num_agents
         self.possible_agents = [f"player_{i}" for i in range(seats)]
@@ -186,12 +275,18 @@ class raw_env(AECEnv, EzPickle):
     # --------------------------------------------------------------- AEC API
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
-        # Other options are ignored: PettingZoo's api_test passes arbitrary ones.
-        deck = (options or {}).get("deck")
-        game_seed = int(self._seed_rng.integers(2**63 - 1))
-        self.game = Game(self.rules, seed=game_seed, deck=deck)
+        deck = check_reset_options(options)
+        rng = self._seed_rng if seed is None else np.random.default_rng(seed)
+        state = rng.bit_generator.state
+        try:
+            game_seed = int(rng.integers(2**63 - 1))
+            start = draw_start(rng, self.start, self.rules)
+            game = Game(self.rules, seed=game_seed, deck=deck, start=start)
+        except BaseException:
+            rng.bit_generator.state = state  # a bad deck changes nothing
+            raise
+        self._seed_rng = rng
+        self.game = game
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -202,10 +297,33 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict:
         seat = self.possible_agents.index(agent)
-        return {"observation": O.encode(self.game, seat), "action_mask": O.action_mask(self.game, seat)}
+        game = self.game
+        try:
+            return {"observation": O.encode(game, seat), "action_mask": O.action_mask(game, seat)}
+        except AttributeError:  # a try costs nothing per step; the check only runs on failure
+            if game is None:
+                raise ValueError(f"observe() before reset(): {_NOT_RESET}") from None
+            raise
+
+    def last(self, observe: bool = True):
+        try:
+            agent = self.agent_selection
+        except AttributeError:
+            raise ValueError(f"last() before reset(): {_NOT_RESET}") from None
+        observation = self.observe(agent) if observe else None
+        return (observation, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if self.game is None:
+            raise ValueError(f"agent_iter() before reset(): {_NOT_RESET}")
+        return super().agent_iter(max_iter)
 
     def step(self, action):
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:
+            raise ValueError(f"step() before reset(): {_NOT_RESET}") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return

@@ -9,10 +9,32 @@
 
 Observations are the vector of :mod:`ten_env.observation` (a ``Box``); the legal
 actions come from :meth:`action_masks` (what sb3-contrib's MaskablePPO calls)
-and as ``info["action_mask"]``. The reward is 0 until the game ends, then as in
-:func:`ten_env.env.final_rewards` (``"win"`` or ``"margin"``). An illegal action
-ends the episode with reward -1 (or, with ``illegal="raise"``, raises
-``ValueError`` and changes nothing).
+and as ``info["action_mask"]`` (``int8``). The reward is 0 until the game ends,
+then as in :func:`ten_env.env.final_rewards`: -1, 0 (a shared win) or +1 with
+``reward="win"``, the clipped score margin in [-1, 1] with ``"margin"``; so an
+episode's return is in [-1, 1]. An illegal action ends the episode with reward
+-1 (or, with ``illegal="raise"``, raises ``ValueError`` and changes nothing).
+Every game ends, so episodes are never truncated.
+
+**The mask at the end of an episode** (the game is over, or an illegal action
+ended it) allows *every* action. There is nothing left to choose, and in a
+Gymnasium vector env (``SyncVectorEnv`` / ``make_vec``, autoreset mode
+``NEXT_STEP``) the step that follows is a reset whose action is ignored, so the
+usual masked loop (``rng.choice(np.flatnonzero(info["action_mask"][i]))``) always
+has an action to pick. :meth:`action_masks` says the same. Stepping the ended env
+itself raises ``ValueError`` (call ``reset()``). stable-baselines3's vector envs
+reset at once and show the next game's mask.
+
+**Who starts**: ``start="random"`` (default) draws the first seat of every game
+from the reset seed's generator, as the rulebook deals it (the same
+``reset(seed=s)`` gives the same game); ``start=<seat>`` fixes it. It is a seat
+number, not relative to the learner; with ``seat=None`` the learner's seat is
+drawn too. :class:`SoloEnv`: the person always starts (``start`` may only be
+``"random"`` or 0).
+
+``render_mode`` other than ``None``, ``"ansi"`` and ``"human"`` (``make_vec_env``
+passes ``"rgb_array"``) is accepted with a warning, as Gymnasium's ``make`` does;
+the env then has ``render_mode = None`` and ``render()`` returns ``None``.
 """
 
 from __future__ import annotations
@@ -25,7 +47,8 @@ import numpy as np
 from gymnasium import spaces
 
 from . import observation as O
-from .env import REWARDS, RENDER_MODES, final_rewards
+from .env import (REWARDS, RENDER_MODES, check_render_mode, check_reset_options, check_start, draw_start,
+                  final_rewards)
 from .game import Game
 from .render import render
 from .rules import Rules
@@ -54,7 +77,9 @@ class SingleAgentEnv(gymnasium.Env):
             order after the learner's; none for the solitaire game.
         seat: the learner's seat, or ``None`` to draw it at random each episode.
         reward: ``"win"`` or ``"margin"``.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        start: the seat that takes the first turn: ``"random"`` (default; drawn
+            each episode from the reset seed's generator) or a seat number.
+        render_mode: ``None``, ``"ansi"`` or ``"human"`` (others: a warning, no rendering).
         illegal: what an illegal action does: ``"terminate"`` (default; the episode
             ends with reward -1 and ``info["illegal_action"]``, as PettingZoo's
             ``env()`` does) or ``"raise"`` (``ValueError``, the game unchanged).
@@ -63,7 +88,8 @@ class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(self, rules=None, opponents: Sequence = (), seat: int | None = None,
-                 reward: str = "win", render_mode: str | None = None, illegal: str = "terminate"):
+                 reward: str = "win", render_mode: str | None = None, illegal: str = "terminate",
+                 start="random"):
         if isinstance(rules, dict):
             unknown = sorted(set(rules) - set(Rules.field_names()))
             if unknown:
@@ -88,38 +114,37 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"seat must be None or an integer from 0 to {seats - 1}, got {seat!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be 'win' or 'margin', got {reward!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
-        self.fixed_seat, self.reward, self.render_mode, self.illegal = seat, reward, render_mode, illegal
+        self.start = check_start(start, self.rules)
+        self.render_mode = check_render_mode(render_mode)
+        self.fixed_seat, self.reward, self.illegal = seat, reward, illegal
         self.num_actions = Game(self.rules, seed=0).num_actions
         low, high = O.space_bounds()
         self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(self.num_actions)
         self.game: Game | None = None
         self.seat = 0 if seat is None else seat
+        self._ended = False
 
     # ------------------------------------------------------------------ gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        deck = check_reset_options(options)
+        if deck is not None:
+            Game(self.rules, deck=deck)  # a bad deck raises here, before anything changes
         super().reset(seed=seed)
-        deck = None
-        if options:
-            unknown = set(options) - {"deck"}
-            if unknown:
-                raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: deck")
-            deck = options.get("deck")
         for agent in self.opponent_agents:
             if hasattr(agent, "reset"):  # e.g. to pick a new policy from a pool for this game
                 agent.reset(seed=int(self.np_random.integers(2**31)))
+        seats = self.rules.num_agents
         while True:
-            seats = self.rules.num_agents
-            self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(seats))
+            seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(seats))
             game_seed = int(self.np_random.integers(2**63 - 1))
-            self.game = Game(self.rules, seed=game_seed, deck=deck)
-            self._play_opponents()
-            if not self.game.is_over:
+            start = draw_start(self.np_random, self.start, self.rules)
+            game = Game(self.rules, seed=game_seed, deck=deck, start=start)
+            self._play_opponents(game, seat)
+            if not game.is_over:
                 break
             if deck is not None:
                 raise ValueError(
@@ -127,7 +152,7 @@ class SingleAgentEnv(gymnasium.Env):
                     "a Gymnasium episode needs at least one step"
                 )
             # a shuffled game that ends before the learner's first choice is dealt again
-        self._ended = self.game.is_over
+        self.game, self.seat, self._ended = game, seat, False
         return self._observation(), self._info()
 
     def step(self, action):
@@ -144,7 +169,7 @@ class SingleAgentEnv(gymnasium.Env):
             info["illegal_action"] = action
             return self._observation(), -1.0, True, False, info
         self.game.act(action)  # with illegal="raise": ValueError, nothing changed
-        self._play_opponents()
+        self._play_opponents(self.game, self.seat)
         terminated = self._ended = self.game.is_over
         reward = final_rewards(self.game, self.seat, self.reward) if terminated else 0.0
         return self._observation(), reward, terminated, False, self._info()
@@ -154,10 +179,16 @@ class SingleAgentEnv(gymnasium.Env):
         return game.legal_actions() if game.current_player == self.seat else ()
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (all False once the game is over)."""
+        """Boolean mask of the learner's legal actions; all True once the episode has
+        ended (see the module docstring: the next step of a vector env is a reset)."""
         if self.game is None:
             raise ValueError("action_masks() needs a game: call reset() first")
-        return O.action_mask(self.game, self.seat).astype(bool)
+        return self._mask().astype(bool)
+
+    def _mask(self) -> np.ndarray:
+        if self._ended:
+            return np.ones(self.num_actions, dtype=np.int8)
+        return O.action_mask(self.game, self.seat)
 
     def render(self):
         return render(self.render_mode, self.game, me=self.seat)
@@ -170,18 +201,17 @@ class SingleAgentEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ helpers
 
-    def _play_opponents(self):
-        game = self.game
-        while not game.is_over and game.current_player != self.seat:
+    def _play_opponents(self, game: Game, me: int):
+        while not game.is_over and game.current_player != me:
             seat = game.current_player
-            policy = self.opponents[(seat - self.seat - 1) % game.num_players]
+            policy = self.opponents[(seat - me - 1) % game.num_players]
             game.act(policy(*O.agent_view(game, seat)))
 
     def _observation(self) -> np.ndarray:
         return O.encode(self.game, self.seat)
 
     def _info(self) -> dict:
-        info = {"action_mask": O.action_mask(self.game, self.seat), "seat": self.seat}
+        info = {"action_mask": self._mask(), "seat": self.seat}
         if self.game.is_over:
             info["scores"] = self.game.scores()
             info["winners"] = self.game.winners()
@@ -195,19 +225,22 @@ class SoloEnv(SingleAgentEnv):
         jen_level: JEN's level, 4-10.
         bust_buy, payment, max_bid, deck_file: the other :class:`~ten_env.Rules` fields.
         reward: ``"win"`` (+1 beat JEN, -1 otherwise; ties are JEN's) or ``"margin"``.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"`` or ``"human"`` (others: a warning, no rendering).
+        illegal: ``"terminate"`` or ``"raise"``, as for :class:`SingleAgentEnv`.
+        start: the person always starts the solitaire game: ``"random"`` (the
+            default, meaning 0 here) or 0; anything else is a ``ValueError``.
     """
 
     def __init__(self, jen_level: int = 4, reward: str = "win", render_mode: str | None = None,
-                 illegal: str = "terminate", **rules):
+                 illegal: str = "terminate", start="random", **rules):
         if "num_players" in rules or "jen_level" in rules:
             raise ValueError("SoloEnv is always 2 players (you and JEN); set the level with jen_level=")
         allowed = set(Rules.field_names()) - {"num_players", "jen_level"}
         unknown = sorted(set(rules) - allowed)
         if unknown:
             raise ValueError(
-                f"unknown argument(s) {', '.join(unknown)}; allowed: jen_level, reward, render_mode, illegal, "
+                f"unknown argument(s) {', '.join(unknown)}; allowed: jen_level, reward, render_mode, illegal, start, "
                 + ", ".join(sorted(allowed))
             )
         super().__init__(Rules(num_players=2, jen_level=jen_level, **rules), opponents=(), seat=0,
-                         reward=reward, render_mode=render_mode, illegal=illegal)
+                         reward=reward, render_mode=render_mode, illegal=illegal, start=start)

@@ -90,7 +90,7 @@ def test_raw_env_rejects_an_illegal_action_and_changes_nothing():
 
 
 def test_wrapped_env_terminates_on_an_illegal_action():
-    env = ten_env.env(num_players=2)
+    env = ten_env.env(num_players=2, start=0)  # player_0 moves first, and illegally
     env.reset(seed=3, options={"deck": ["B3", "$2", "G4", "O5", "P6", "B7"]})
     env.step(env.unwrapped.action_id("buy_G3"))  # PettingZoo logs a warning and ends the game
     assert all(env.terminations.values())
@@ -103,8 +103,13 @@ def test_wrapped_env_terminates_on_an_illegal_action():
         (dict(num_players=6), "num_players must be an integer from 2 to 5"),
         (dict(players=3), "unknown argument.*players.*allowed: num_players"),
         (dict(reward="points"), "reward must be 'win' or 'margin'"),
-        (dict(render_mode="rgb_array"), "render_mode must be None, 'ansi' or 'human'"),
+        (dict(render_mode=3), "render_mode must be None, 'ansi' or 'human'"),
         (dict(jen_level=11), "jen_level must be None or an integer from 4 to 10"),
+        (dict(num_players=3, start=3), r"start must be 'random' or a seat from 0 to 2, got 3$"),
+        (dict(num_players=3, start="first"), r"start must be 'random' or a seat from 0 to 2, got 'first'"),
+        (dict(num_players=3, start=True), r"start must be 'random' or a seat from 0 to 2, got True"),
+        (dict(num_players=3, start=1.0), r"start must be 'random' or a seat from 0 to 2, got 1.0"),
+        (dict(jen_level=5, start=1), r"start must be 'random' or 0 in the solitaire game"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, message):
@@ -112,38 +117,10 @@ def test_bad_arguments_are_named(kwargs, message):
         ten_env.env(**kwargs)
 
 
-def _play_randomly(env, seed):
+def _play_randomly(env, seed) -> dict:
+    """Random legal play to the end of the game; the reward each agent sees at its end."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return env
-
-
-def test_win_rewards_sum_sensibly():
-    for seed in range(10):
-        env = ten_env.raw_env(num_players=3)
-        env.reset(seed=seed)
-        game_rewards = {}
-        rng = np.random.default_rng(seed)
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            if term or trunc:
-                game_rewards[agent] = reward
-                env.step(None)
-            else:
-                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        winners = env.game.winners()
-        for seat in range(3):
-            expected = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
-            assert game_rewards[f"player_{seat}"] == expected
-
-
-def test_margin_rewards_are_scaled_score_differences():
-    env = ten_env.raw_env(num_players=2, reward="margin")
-    env.reset(seed=5)
-    rng = np.random.default_rng(5)
     finals = {}
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
@@ -152,6 +129,39 @@ def test_margin_rewards_are_scaled_score_differences():
             env.step(None)
         else:
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return finals
+
+
+def test_win_rewards_sum_sensibly():
+    for seed in range(10):
+        env = ten_env.raw_env(num_players=3)
+        game_rewards = _play_randomly(env, seed)
+        winners = env.game.winners()
+        for seat in range(3):
+            expected = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+            assert game_rewards[f"player_{seat}"] == expected
+
+
+@pytest.mark.parametrize("kwargs", [dict(num_players=2), dict(num_players=4, reward="margin"),
+                                    dict(jen_level=6), dict(jen_level=6, reward="margin")])
+def test_rewards_stay_within_the_documented_bounds(kwargs):
+    seen = set()
+    for seed in range(8):
+        finals = _play_randomly(ten_env.raw_env(**kwargs), seed)
+        assert set(finals) == {f"player_{i}" for i in range(kwargs.get("num_players", 1))}
+        for reward in finals.values():
+            if kwargs.get("reward") == "margin":
+                assert -1.0 <= reward <= 1.0
+            else:
+                assert reward in (-1.0, 0.0, 1.0)
+            seen.add(reward)
+    if "num_players" in kwargs or "reward" in kwargs:  # a random player never beats JEN
+        assert len(seen) > 1
+
+
+def test_margin_rewards_are_scaled_score_differences():
+    env = ten_env.raw_env(num_players=2, reward="margin")
+    finals = _play_randomly(env, 5)
     s0, s1 = env.game.scores()
     assert finals["player_0"] == pytest.approx(np.clip((s0 - s1) / 20, -1, 1))
     assert finals["player_1"] == pytest.approx(np.clip((s1 - s0) / 20, -1, 1))
@@ -241,7 +251,7 @@ def test_infos_carry_the_snapshot_of_that_moment():
 
 
 def test_ansi_render_shows_the_table():
-    env = ten_env.raw_env(num_players=2, render_mode="ansi")
+    env = ten_env.raw_env(num_players=2, render_mode="ansi", start=0)
     env.reset(seed=0, options={"deck": ["B3", "G4", "$2", "O5", "P6", "B7"]})
     text = env.render()
     assert "tableau: B3" in text and "deck 5" in text and "player 1" in text
@@ -269,3 +279,114 @@ def test_reset_that_ends_the_game_delivers_rewards():
     _, reward, *_ = env.last()
     assert reward == (0.0 if len(winners) == 2 else (1.0 if 0 in winners else -1.0))
     assert env.infos["player_0"]["scores"] == env.game.scores()
+
+
+# ------------------------------------------------------------------ render modes, options, order
+
+
+def test_an_unsupported_render_mode_warns_and_renders_nothing():
+    with pytest.warns(UserWarning, match="render_mode 'rgb_array' is not supported"):
+        env = ten_env.env(num_players=2, render_mode="rgb_array")
+    assert env.unwrapped.render_mode is None
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert env.render() is None
+    with pytest.warns(UserWarning, match="not supported"):
+        raw = ten_env.raw_env(num_players=3, render_mode="rgb_array_list")
+    raw.reset(seed=1)
+    assert raw.render_mode is None and raw.game is not None
+
+
+def test_unknown_reset_options_are_refused_and_change_nothing():
+    env = ten_env.env(num_players=2)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    before, rng_state = raw.game.clone(), raw._seed_rng.bit_generator.state
+    with pytest.raises(ValueError, match=r"^unknown reset option\(s\) dek; allowed: deck$"):
+        env.reset(seed=1, options={"dek": ["B3", "$2"]})
+    with pytest.raises(ValueError, match=r"^unknown reset option\(s\) deck_file, shuffle; allowed: deck$"):
+        env.reset(options={"deck_file": "x.json", "shuffle": True, "deck": ["B3"]})
+    with pytest.raises(ValueError, match=r"^reset options must be a dict \(allowed key: deck\), got list$"):
+        env.reset(options=["deck"])
+    with pytest.raises(ValueError, match="Q3"):  # a bad stacked deck, from the engine
+        env.reset(options={"deck": ["B3", "Q3"]})
+    assert raw.game == before and raw._seed_rng.bit_generator.state == rng_state
+    # PettingZoo's api_test probes reset with options={"options": 1}: accepted, ignored.
+    env.reset(seed=5, options={"options": 1})
+    other = ten_env.env(num_players=2)
+    other.reset(seed=5)
+    assert env.unwrapped.game == other.unwrapped.game
+    env.reset(seed=0, options={"deck": (c for c in ["B3", "$2", "G4"])})  # any iterable, read once
+    assert env.unwrapped.game.snapshot()["tableau"] == ["B3"]
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda env: env.step(0), "step"),
+    (lambda env: env.observe("player_0"), "observe"),
+    (lambda env: env.last(), "last"),
+    (lambda env: next(iter(env.agent_iter())), "agent_iter"),
+])
+def test_raw_env_before_reset_says_to_call_reset(call, name):
+    env = ten_env.raw_env(num_players=2)
+    with pytest.raises(ValueError, match=rf"^{name}\(\) before reset\(\): call reset\(\) first"):
+        call(env)
+    env.reset(seed=0)
+    call(env)  # fine afterwards
+
+
+def test_wrapped_env_before_reset_answers_with_pettingzoos_error():
+    env = ten_env.env(num_players=2)
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+
+
+# ------------------------------------------------------------------ the starting player
+
+
+def _first_seat(env) -> int:
+    return env.unwrapped.game.history[0][0]  # the forced first draw of the first turn
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 5])
+def test_the_starting_player_is_drawn_from_the_reset_seed(num_players):
+    env = ten_env.env(num_players=num_players)
+    firsts = set()
+    for seed in range(12 * num_players):
+        env.reset(seed=seed)
+        first, game = _first_seat(env), env.unwrapped.game.clone()
+        firsts.add(first)
+        again = ten_env.env(num_players=num_players)
+        again.reset(seed=seed)
+        assert _first_seat(again) == first and again.unwrapped.game == game  # same seed, same game
+    assert firsts == set(range(num_players))
+
+
+def test_unseeded_resets_follow_the_first_seed():
+    a, b = ten_env.raw_env(num_players=4), ten_env.raw_env(num_players=4)
+    a.reset(seed=9)
+    b.reset(seed=9)
+    for _ in range(6):
+        a.reset()
+        b.reset()
+        assert a.game == b.game
+
+
+def test_a_fixed_start_and_the_same_deck():
+    for seed in range(6):
+        fixed = ten_env.raw_env(num_players=4, start=2)
+        fixed.reset(seed=seed)
+        assert _first_seat(fixed) == 2
+        drawn = ten_env.raw_env(num_players=4)
+        drawn.reset(seed=seed)
+        assert fixed.game.deck == drawn.game.deck  # the start does not change the deal
+    numpy_seat = ten_env.raw_env(num_players=3, start=np.int64(1))
+    numpy_seat.reset(seed=0)
+    assert _first_seat(numpy_seat) == 1
+
+
+def test_the_person_always_starts_the_solitaire_game():
+    for start in ("random", 0):
+        env = ten_env.env(jen_level=6, start=start)
+        for seed in range(10):
+            env.reset(seed=seed)
+            assert _first_seat(env) == 0

@@ -109,7 +109,140 @@ def test_illegal_action_terminates_or_raises():
     (lambda: ten_env.SoloEnv(num_players=3), "always 2 players"),
     (lambda: ten_env.SoloEnv(level=5), "unknown argument"),
     (lambda: ten_env.SoloEnv(reward="score"), "reward must be"),
+    (lambda: ten_env.SoloEnv(start=1), r"start must be 'random' or 0 in the solitaire game"),
+    (lambda: ten_env.SoloEnv(render_mode=["ansi"]), "render_mode must be None, 'ansi' or 'human'"),
+    (lambda: ten_env.SingleAgentEnv(Rules(num_players=3), opponents=[RandomAgent()] * 2, start=3),
+     r"start must be 'random' or a seat from 0 to 2, got 3$"),
+    (lambda: ten_env.SingleAgentEnv(Rules(num_players=3), opponents=[RandomAgent()] * 2, start="left"),
+     r"start must be 'random' or a seat from 0 to 2, got 'left'"),
 ])
 def test_bad_arguments(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+# ------------------------------------------------------------------ render modes and reset options
+
+
+def test_an_unsupported_render_mode_warns_and_renders_nothing():
+    for make in (lambda: ten_env.SoloEnv(jen_level=5, render_mode="rgb_array"),
+                 lambda: ten_env.SingleAgentEnv(Rules(num_players=2), opponents=[RandomAgent()],
+                                                render_mode="rgb_array")):
+        with pytest.warns(UserWarning, match="render_mode 'rgb_array' is not supported"):
+            env = make()
+        assert env.render_mode is None
+        env.reset(seed=0)
+        with pytest.warns(UserWarning, match="without a render_mode"):
+            assert env.render() is None
+
+
+def test_gymnasium_make_with_rgb_array_passes_the_checker():
+    import gymnasium
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env = gymnasium.make("ten_env/TenSolo-v0", jen_level=7, render_mode="rgb_array")
+        gym_check_env(env.unwrapped)
+    assert env.unwrapped.render_mode is None
+
+
+def test_unknown_reset_options_are_refused_and_change_nothing():
+    env = ten_env.SoloEnv(jen_level=4)
+    env.reset(seed=0)
+    before, rng_state = env.game.clone(), env.np_random.bit_generator.state
+    with pytest.raises(ValueError, match=r"^unknown reset option\(s\) dek; allowed: deck$"):
+        env.reset(seed=1, options={"dek": ["B3"]})
+    with pytest.raises(ValueError, match="Q3"):
+        env.reset(seed=1, options={"deck": ["B3", "Q3"]})
+    assert env.game == before and env.np_random.bit_generator.state == rng_state
+    env.reset(seed=0, options={})  # Gymnasium's checker passes an empty dict
+
+
+# ------------------------------------------------------------------ the starting player
+
+
+def _first_seat(env) -> int:
+    return env.game.history[0][0]  # the forced first draw of the first turn
+
+
+def test_the_starting_player_is_drawn_or_fixed():
+    opponents = [RandomAgent(0), RandomAgent(1), RandomAgent(2)]
+    env = ten_env.SingleAgentEnv(Rules(num_players=4), opponents=opponents, seat=1)
+    firsts = set()
+    for seed in range(40):
+        env.reset(seed=seed)
+        firsts.add(_first_seat(env))
+    assert firsts == {0, 1, 2, 3}
+    fixed = ten_env.SingleAgentEnv(Rules(num_players=4), opponents=opponents, start=3)
+    for seed in range(8):
+        fixed.reset(seed=seed)
+        assert _first_seat(fixed) == 3
+    solo = ten_env.SoloEnv(jen_level=6)
+    for seed in range(8):
+        solo.reset(seed=seed)
+        assert _first_seat(solo) == 0
+    ten_env.SoloEnv(jen_level=6, start=0).reset(seed=0)
+
+
+# ------------------------------------------------------------------ vector envs
+
+
+def test_the_mask_at_the_end_of_an_episode_allows_any_action():
+    env = ten_env.SoloEnv(jen_level=5)
+    *_, info = _finish(env, 2)
+    assert info["action_mask"].dtype == np.int8 and info["action_mask"].all()
+    assert env.action_masks().all() and env.action_masks().dtype == bool
+    with pytest.raises(ValueError, match="call reset"):
+        env.step(0)
+    obs, info = env.reset(seed=3)
+    assert not info["action_mask"].all() and np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        *_, terminated, _, info = env.step(illegal)
+    assert terminated and info["action_mask"].all() and env.action_masks().all()
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: __import__("gymnasium").make_vec("ten_env/TenSolo-v0", num_envs=n, vectorization_mode="sync",
+                                               jen_level=5),
+    lambda n: __import__("gymnasium").vector.SyncVectorEnv(
+        [lambda: ten_env.SingleAgentEnv(Rules(num_players=3), opponents=[RandomAgent(1), JenAgent(5)])] * n),
+])
+def test_a_masked_random_loop_runs_in_a_gymnasium_vector_env(make):
+    n = 3
+    env = make(n)
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    returns = []
+    totals = np.zeros(n)
+    for _ in range(1500):
+        actions = np.array([int(rng.choice(np.flatnonzero(info["action_mask"][i]))) for i in range(n)])
+        obs, reward, terminated, truncated, info = env.step(actions)
+        totals += reward
+        for i in np.flatnonzero(terminated | truncated):
+            assert info["action_mask"][i].all()  # the next step resets this env: any action will do
+            returns.append(totals[i])
+            totals[i] = 0
+        episodes += int(terminated.sum())
+    env.close()
+    assert episodes >= 6 and all(r in (-1.0, 0.0, 1.0) for r in returns)
+
+
+def test_make_vec_env_and_maskable_ppo():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.env_util import make_vec_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # make_vec_env asks for render_mode="rgb_array": warned about
+        venv = make_vec_env("ten_env/TenSolo-v0", n_envs=4, env_kwargs={"jen_level": 7}, seed=0)
+    assert venv.num_envs == 4 and venv.render_mode is None
+    venv.reset()
+    masks = get_action_masks(venv)
+    assert masks.shape == (4, 132) and masks.any(axis=1).all()
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0)
+    model.learn(256)
+    assert model.num_timesteps >= 256
+    venv.close()
