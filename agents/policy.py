@@ -1,7 +1,10 @@
 """``PolicyAgent``: plays a trained stable-baselines3 / sb3-contrib model.
 
-Actions are masked and deterministic. torch and the RL libraries are imported
-only when a model is loaded, so the rest of the project never needs them.
+Actions are masked and deterministic. Model files are loaded without unpickling
+anything (:mod:`agents.safe_load`); a file that could only be loaded by
+unpickling it is refused unless the caller passes ``trust=True``. torch and the
+RL libraries are imported only when a model is loaded, so the rest of the
+project never needs them.
 """
 
 from __future__ import annotations
@@ -21,25 +24,38 @@ class PolicyAgent(Agent):
     """A trained MaskablePPO model (a ``.zip`` saved by sb3-contrib).
 
     Raises ``ValueError`` with a clear message if the file is missing, is not a
-    model, or was trained for another observation size.
+    model, or was trained for another observation size, and
+    :class:`agents.safe_load.UnsafeModelError` (a ``ValueError``) if only
+    unpickling could load it and ``trust`` is not set.
     """
 
-    def __init__(self, path: str | Path, name: str | None = None):
+    def __init__(self, path: str | Path, name: str | None = None, trust: bool = False):
+        """Load the model at ``path`` (``.zip`` may be left out).
+
+        ``trust=True`` allows a file that only unpickling can load (a custom policy
+        class or activation, say): it is then loaded the SB3 way, which runs any code
+        the file holds, with a warning. Without it such a file is refused with a
+        ``ValueError`` saying why.
+        """
         path = Path(path)
         if not path.exists() and path.suffix != ".zip" and path.with_suffix(".zip").exists():
             path = path.with_suffix(".zip")
         if not path.is_file():
             raise ValueError(f"model file {str(path)!r} does not exist")
         try:
-            from sb3_contrib import MaskablePPO
+            import sb3_contrib  # noqa: F401
         except ImportError:
             raise ValueError(
                 "loading a model needs the training extra: pip install -e '.[train]'"
             ) from None
+        from . import safe_load
+
         try:
-            self.model = MaskablePPO.load(str(path), device="cpu")
-        except Exception as exc:  # a zip of the wrong kind fails in many ways inside SB3
-            raise ValueError(f"{str(path)!r} is not a MaskablePPO model file: {exc}") from None
+            self.model = safe_load.load_policy(path)
+        except safe_load.UnsafeModelError:
+            if not trust:
+                raise
+            self.model = safe_load.load_trusted(path)
         shape = getattr(self.model.observation_space, "shape", None)
         if shape != (O.SIZE,):
             raise ValueError(
@@ -58,13 +74,13 @@ class PolicyAgent(Agent):
         return agent
 
     @classmethod
-    def pretrained(cls, name: str) -> "PolicyAgent":
+    def pretrained(cls, name: str, trust: bool = False) -> "PolicyAgent":
         """A model shipped with the project, by name (e.g. ``"ppo-jen"``)."""
         path = PRETRAINED_DIR / f"{name}.zip"
         if not path.is_file():
             known = sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip"))
             raise ValueError(f"no pretrained model {name!r}; available: {', '.join(known) or 'none'}")
-        return cls(path, name=name)
+        return cls(path, name=name, trust=trust)
 
     def __repr__(self):
         return f"PolicyAgent({str(self.path)!r})"

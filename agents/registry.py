@@ -13,8 +13,12 @@ from .random_agent import RandomAgent
 NAMES_HELP = "random, heuristic, jen:4 .. jen:10, a pretrained model name, or a model .zip path"
 
 
-def make_agent(spec: str, seed: int | None = None):
-    """The agent named by ``spec``; ``ValueError`` naming the allowed forms otherwise."""
+def make_agent(spec: str, seed: int | None = None, trust: bool = False):
+    """The agent named by ``spec``; ``ValueError`` naming the allowed forms otherwise.
+
+    ``trust=True`` lets a model file that only unpickling can load be loaded that way
+    (running any code it holds; see :class:`agents.policy.PolicyAgent`).
+    """
     spec = spec.strip() if isinstance(spec, str) else ""
     if not spec:
         raise ValueError(f"an agent name is empty; use {NAMES_HELP}")
@@ -28,7 +32,7 @@ def make_agent(spec: str, seed: int | None = None):
             raise ValueError(f"agent {spec!r}: JEN needs a level from 4 to 10, as in jen:7")
         return JenAgent(int(level))
     if (PRETRAINED_DIR / f"{spec}.zip").is_file():
-        return PolicyAgent.pretrained(spec)
+        return PolicyAgent.pretrained(spec, trust=trust)
     if spec.endswith(".zip") or Path(spec).exists():
-        return PolicyAgent(spec)
+        return PolicyAgent(spec, trust=trust)
     raise ValueError(f"unknown agent {spec!r}; use {NAMES_HELP}")

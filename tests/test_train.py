@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from models import craft, read_data
+
 from agents import PolicyAgent, play_games
+from agents.safe_load import load_policy
 from ten_env import Rules
 from train.config import load_config, parse_levels, validate
 from train.trainer import train
@@ -82,6 +85,12 @@ def test_short_runs_write_loadable_models(tmp_path, name, players):
     assert (out / "tb").is_dir()
     if players:
         assert list((out / "pool").glob("*.zip"))
+    # What it writes loads without unpickling: plain policy arguments in the zip and in its card.
+    assert read_data(model)["policy_kwargs"] == {"net_arch": [32]}
+    card = json.loads((out / "model.json").read_text())
+    assert card["policy_kwargs"] == {"net_arch": [32]} and card["observation_shape"] == [463]
+    assert card["num_actions"] == 132 and card["max_bid"] == 40 and card["training_steps"] >= 300
+    assert card["name"] == name and card["policy"] == "MaskableActorCriticPolicy"
 
 
 def test_resume_continues_the_step_count(tmp_path):
@@ -93,18 +102,14 @@ def test_resume_continues_the_step_count(tmp_path):
     train(config, resume=True, progress=False, final_eval=False)
     state = json.loads((out / "checkpoints" / "state.json").read_text())
     assert state["timesteps"] == 512
-    from sb3_contrib import MaskablePPO
-
-    assert MaskablePPO.load(out / "model.zip").num_timesteps == 512
+    assert read_data(out / "model.zip")["num_timesteps"] == 512
 
 
 def test_seeded_runs_are_reproducible(tmp_path):
-    from sb3_contrib import MaskablePPO
-
     params = []
     for name in ("a", "b"):
         _, model = _run("quick", tmp_path / name, ["train.total_steps=256"])
-        policy = MaskablePPO.load(model).policy
+        policy = load_policy(model)
         params.append([p.detach().numpy().copy() for p in policy.parameters()])
     assert all((x == y).all() for x, y in zip(*params))
 
@@ -186,12 +191,83 @@ def test_config_checks_the_deck_file_and_reads_levels_as_numbers(tmp_path):
     assert validate({"evaluation": {"final_levels": [4, 9]}}).evaluation.final_levels == "4,9"
 
 
-def test_final_evaluation_plays_the_trained_rules(tmp_path, capsys):
+def test_final_evaluation_plays_the_trained_rules_and_evaluations_report_progress(tmp_path, capfd):
+    """The final evaluation plays the trained game, with a progress bar when progress is on; each
+    periodic evaluation prints one line."""
     config = load_config(CONFIGS / "quick.yaml", [
-        f"output.dir={tmp_path / 'run'}", *TINY, "train.total_steps=128", "rules.max_bid=20",
+        f"output.dir={tmp_path / 'run'}", *TINY, "train.total_steps=256", "rules.max_bid=20",
         "rules.bust_buy=true", "evaluation.final_games=4", "evaluation.final_levels=4",
+        "evaluation.every=128", "evaluation.games=4",
     ])
-    train(config, progress=False, final_eval=True)
+    train(config, progress=True, final_eval=True)
     report = json.loads((tmp_path / "run" / "eval" / "report.json").read_text())
     assert report["rules"]["max_bid"] == 20 and report["rules"]["bust_buy"] is True
     assert report["matchups"][0]["games"] == 4
+    out, err = capfd.readouterr()
+    lines = [line for line in out.splitlines() if line.startswith("eval at")]
+    assert len(lines) == 2, out
+    assert lines[0].startswith("eval at 128 steps, JEN 4: win rate ") and "%, 4 games), margin " in lines[0]
+    assert lines[1].startswith("eval at 256 steps, JEN 4: ")
+    assert "evaluating: " in err and "/4 [" in err  # the final evaluation's bar, over its 4 games
+    assert "JEN 4" in out.split(lines[1])[1]  # then its table
+
+
+def _same(a, b) -> bool:
+    """Nested state dicts equal, tensors compared by value."""
+    import torch
+
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and torch.equal(a, b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def test_resume_unpickles_nothing_and_rebuilds_what_sb3_would(tmp_path):
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.safe_load import load_model
+    from train.trainer import make_env_fn
+
+    out = tmp_path / "run"
+    config, _ = _run("quick", out, ["train.total_steps=128"])
+    state = json.loads((out / "checkpoints" / "state.json").read_text())
+    checkpoint = out / "checkpoints" / state["checkpoint"]
+    venv = DummyVecEnv([make_env_fn(config, rank, out, 4) for rank in range(2)])
+    safe, old = load_model(checkpoint, env=venv), MaskablePPO.load(checkpoint, env=venv)
+    for key in ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef",
+                "vf_coef", "max_grad_norm", "num_timesteps", "_n_updates", "seed", "n_envs",
+                "normalize_advantage", "target_kl", "clip_range_vf", "_current_progress_remaining",
+                "policy_kwargs", "observation_space", "action_space"):
+        assert getattr(safe, key) == getattr(old, key), key
+    assert safe.clip_range(0.3) == old.clip_range(0.3) == 0.2
+    assert safe.lr_schedule(0.3) == old.lr_schedule(0.3)
+    assert type(safe.rollout_buffer) is type(old.rollout_buffer)
+    assert _same(safe.policy.state_dict(), old.policy.state_dict())
+    assert _same(safe.policy.optimizer.state_dict(), old.policy.optimizer.state_dict())
+    venv.close()
+
+    # Every entry SB3 pickled in the checkpoint now holds a payload: resuming runs none of them.
+    entries = [k for k, v in read_data(checkpoint).items() if isinstance(v, dict) and ":serialized:" in v]
+    assert {"policy_class", "observation_space", "clip_range", "ep_info_buffer"} <= set(entries)
+    for entry in entries:
+        craft(checkpoint, tmp_path / "crafted.zip", entry, tmp_path / f"pwned_{entry}")
+        (tmp_path / "crafted.zip").replace(checkpoint)
+    _run("quick", out, ["train.total_steps=256"], resume=True)
+    assert json.loads((out / "checkpoints" / "state.json").read_text())["timesteps"] == 256
+    assert not list(tmp_path.glob("pwned_*"))
+
+
+def test_resume_refuses_a_checkpoint_it_cannot_rebuild(tmp_path):
+    out = tmp_path / "run"
+    _run("quick", out, ["train.total_steps=128"])
+    state = json.loads((out / "checkpoints" / "state.json").read_text())
+    checkpoint = out / "checkpoints" / state["checkpoint"]
+    craft(checkpoint, tmp_path / "crafted.zip", "learning_rate", tmp_path / "pwned")  # a pickled schedule
+    (tmp_path / "crafted.zip").replace(checkpoint)
+    with pytest.raises(ValueError, match="^--resume: refusing to load .*'learning_rate'") as info:
+        _run("quick", out, ["train.total_steps=256"], resume=True)
+    assert "\n" not in str(info.value) and not (tmp_path / "pwned").exists()

@@ -5,11 +5,15 @@ What a run leaves in its output folder::
     config.yaml        the resolved config (with every default written out)
     meta.json          package versions, seed, start time
     model.zip          the final policy (load it with agents.PolicyAgent)
+    model.json         its card: policy arguments as plain values, spaces, steps
     checkpoints/       the last 3 step_<N>.zip and state.json (for --resume)
     pool/              self-play: the learner's past policies
     tb/                TensorBoard logs: ten/win_rate, ten/margin, ten/episode_length,
                        ten/jen_level, ten/eval_win_rate, and SB3's own
     eval/              the final evaluation (report.json, ladder.png)
+
+Every model file this module reads (a self-play pool opponent, a checkpoint to
+resume) is loaded without unpickling anything (:mod:`agents.safe_load`).
 
 torch, stable-baselines3 and sb3-contrib are imported here only.
 """
@@ -63,9 +67,9 @@ class PoolOpponent(Agent):
             return
         path = str(pool[int(self.rng.integers(len(pool)))])
         if path not in self._models:
-            from sb3_contrib import MaskablePPO
+            from agents.safe_load import load_policy
 
-            self._models[path] = MaskablePPO.load(path, device="cpu")
+            self._models[path] = load_policy(path)  # the policy network only; nothing unpickled
         self.current = PolicyAgent.from_model(self._models[path], name=Path(path).stem)
 
     def act(self, observation: dict, info: dict) -> int:
@@ -187,6 +191,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict):
                 result = play_games([agent], rules, n=config.evaluation.games, seed=seed)
                 self.logger.record("ten/eval_win_rate", result.win_rates[0])
                 self.logger.record("ten/eval_margin", result.mean_margins[0])
+                _print_evaluation(self.num_timesteps, f"JEN {state['jen_level']}", result)
             else:
                 rules = Rules(**config.rules.model_dump())
                 for name in config.evaluation.opponents:
@@ -194,8 +199,19 @@ def _callbacks(config: Config, out_dir: Path, state: dict):
                     result = play_games(table, rules, n=config.evaluation.games, seed=seed)
                     self.logger.record(f"ten/eval_win_rate_vs_{name}", result.win_rates[0])
                     self.logger.record(f"ten/eval_margin_vs_{name}", result.mean_margins[0])
+                    _print_evaluation(self.num_timesteps, f"vs {name}", result)
 
     return TenCallback()
+
+
+def _print_evaluation(steps: int, label: str, result) -> None:
+    """One line per periodic evaluation: steps, opponent, win rate with its 95% interval."""
+    from .stats import wilson_interval
+
+    low, high = wilson_interval(result.wins[0], result.games)
+    print(f"eval at {steps:,} steps, {label}: win rate {100 * result.win_rates[0]:.1f}% "
+          f"({100 * low:.1f}-{100 * high:.1f}%, {result.games} games), margin {result.mean_margins[0]:+.2f}",
+          flush=True)
 
 
 def _next_multiple(steps: int, every: int) -> int:
@@ -315,16 +331,22 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     venv.seed(config.train.seed + state["timesteps"])
     algo = config.algorithm
     if state["checkpoint"]:
+        from agents.safe_load import load_model, observation_shape
+
         path = out_dir / "checkpoints" / state["checkpoint"]
-        saved_space = MaskablePPO.load(path, device="cpu").observation_space
-        if saved_space.shape != venv.observation_space.shape:
-            raise ValueError(
-                f"--resume: the checkpoint was made for observations of shape {saved_space.shape}, "
-                f"this version of ten_env has {venv.observation_space.shape}"
-            )
-        # Same layout: take today's bounds (they may have been corrected since the checkpoint).
-        model = MaskablePPO.load(path, env=venv, device="cpu",
-                                 custom_objects={"observation_space": venv.observation_space})
+        try:
+            saved_shape = observation_shape(path)
+            if saved_shape != venv.observation_space.shape:
+                raise ValueError(
+                    f"the checkpoint was made for observations of shape {saved_shape}, "
+                    f"this version of ten_env has {venv.observation_space.shape}"
+                )
+            # Nothing unpickled: the spaces are today's (same layout; the bounds may have been
+            # corrected since the checkpoint), the rest is rebuilt from plain values.
+            model = load_model(path, env=venv, device="cpu")
+        except ValueError as exc:
+            venv.close()
+            raise ValueError(f"--resume: {exc}") from None
         model.tensorboard_log = str(out_dir / "tb")
     else:
         model = MaskablePPO(
@@ -349,14 +371,29 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     save_checkpoint(model, out_dir, state, model.num_timesteps)
     final = out_dir / "model.zip"
     model.save(final)
+    write_model_card(model, final, config, state.get("jen_level"))
     venv.close()
     if final_eval:
-        final_evaluation(config, final, out_dir)
+        final_evaluation(config, final, out_dir, progress=progress)
     return final
 
 
-def final_evaluation(config: Config, model_path: Path, out_dir: Path) -> dict | None:
-    """The ladder (JEN runs) or the matchups (normal games) of the final model, printed and saved."""
+def write_model_card(model, path: Path, config: Config, jen_level: int | None = None) -> Path:
+    """``model.json`` beside ``model.zip``: what loading it needs, as plain values (the policy
+    arguments, the spaces), and where it came from."""
+    from agents.safe_load import model_card
+
+    card = model_card(model, name=path.parent.name, config="config.yaml", seed=config.train.seed)
+    if jen_level is not None:
+        card["jen_level_reached"] = jen_level  # the curriculum's level at the end
+    card_path = path.with_suffix(".json")
+    card_path.write_text(json.dumps(card, indent=2))
+    return card_path
+
+
+def final_evaluation(config: Config, model_path: Path, out_dir: Path, progress: bool = False) -> dict | None:
+    """The ladder (JEN runs) or the matchups (normal games) of the final model, printed and saved;
+    ``progress`` shows a progress bar (on stderr) while the games are played."""
     from .evaluate import evaluate
     from .report import format_table, save_report
 
@@ -368,12 +405,12 @@ def final_evaluation(config: Config, model_path: Path, out_dir: Path) -> dict | 
         if not ev.final_levels:
             return None
         report = evaluate(str(model_path), levels=parse_levels(ev.final_levels), games=ev.final_games, seed=0,
-                          rules=rules)
+                          rules=rules, progress=progress)
     else:
         report = None
         for name in ev.opponents:
             part = evaluate(str(model_path), opponents=[name] * (config.rules.num_players - 1),
-                            games=ev.final_games, seed=0, rules=rules)
+                            games=ev.final_games, seed=0, rules=rules, progress=progress)
             report = part if report is None else _merge_reports(report, part)
     print(format_table(report))
     json_path, png_path = save_report(report, out_dir / "eval")

@@ -1,0 +1,226 @@
+"""Loading a model file runs no code from it (issue 13).
+
+Every entry that stable-baselines3 would unpickle is replaced, in a copy of the
+shipped model, by a pickle that creates a file when unpickled; loading the copy
+through PolicyAgent, make_agent, evaluate() and ``ten eval`` must either load it
+safely (ignoring the blob) or refuse it, and the file must never appear.
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from models import PRETRAINED, craft, payload, read_data, rewrite_zip
+
+import ten_env
+from agents import PolicyAgent
+from agents.registry import make_agent
+from agents.safe_load import UnsafeModelError, load_policy
+
+# What SB3 pickles in the shipped model, plus entries it pickles in other models:
+# policy_kwargs when it holds a class, learning_rate when it is a schedule.
+SHIPPED_BLOBS = sorted(k for k, v in read_data(PRETRAINED).items() if isinstance(v, dict) and ":serialized:" in v)
+ENTRIES = SHIPPED_BLOBS + ["policy_kwargs", "learning_rate", "clip_range_vf"]
+
+
+def test_the_shipped_model_pickles_what_the_issue_lists():
+    assert SHIPPED_BLOBS == sorted([
+        "policy_class", "observation_space", "action_space", "lr_schedule", "clip_range",
+        "rollout_buffer_class", "_last_obs", "_last_episode_starts", "ep_info_buffer", "ep_success_buffer",
+    ])
+
+
+@pytest.fixture(scope="module")
+def crafted(tmp_path_factory):
+    """entry -> (crafted zip, the file its pickle would create)."""
+    folder = tmp_path_factory.mktemp("crafted")
+    files = {}
+    for entry in ENTRIES:
+        marker = folder / f"pwned_{entry}"
+        files[entry] = (craft(PRETRAINED, folder / f"{entry}.zip", entry, marker), marker)
+    return files
+
+
+def test_the_payloads_are_live(crafted, tmp_path):
+    """Unpickled the way SB3 does, each crafted entry does create its file: the tests below mean something."""
+    from stable_baselines3.common.save_util import json_to_data
+
+    for entry, (path, marker) in crafted.items():
+        data = read_data(path)
+        live = tmp_path / f"live_{entry}"
+        data[entry][":serialized:"] = payload(live)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            json_to_data(__import__("json").dumps({entry: data[entry]}))
+        assert live.exists(), entry
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_a_pickled_entry_is_never_unpickled(crafted, entry):
+    """Playing needs only the policy class, the spaces and the policy arguments: those are rebuilt
+    from the plain fields beside the blob, every other blob is ignored. So each copy loads and
+    plays, through each way the project loads a model, and its pickle never runs."""
+    from train.evaluate import evaluate
+
+    path, marker = crafted[entry]
+    agent = PolicyAgent(path)
+    assert not marker.exists()
+    assert isinstance(make_agent(str(path)), PolicyAgent)
+    assert not marker.exists()
+    assert evaluate(str(path), levels=[4], games=2, jobs=1)["matchups"][0]["games"] == 2
+    assert not marker.exists()
+    env = ten_env.SoloEnv(jen_level=4)
+    obs, _ = env.reset(seed=1)
+    assert env.action_masks()[agent.act({"observation": obs, "action_mask": env.action_masks()})]
+
+
+def test_ten_eval_never_unpickles(crafted, tmp_path):
+    # evaluate() above takes every entry; here the command itself takes the ones playing needs
+    # rebuilt, and one it ignores.
+    chosen = ["policy_class", "observation_space", "action_space", "policy_kwargs", "_last_obs"]
+    paths = [str(crafted[entry][0]) for entry in chosen]
+    script = (
+        "import sys\nfrom train.cli import main\n"
+        "for i, path in enumerate(sys.argv[1:]):\n"
+        "    try:\n"
+        "        main(['eval', path, '--levels', '4', '--games', '2', '--jobs', '1',"
+        f" '--out', {str(tmp_path)!r} + f'/out{{i}}'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script, *paths], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.count("JEN 4") >= len(paths)  # each one was evaluated
+    assert not [crafted[entry][1] for entry in chosen if crafted[entry][1].exists()]
+
+
+def test_shipped_model_plays_exactly_as_with_unpickling():
+    """ppo-jen, loaded safely, takes the same deterministic masked action as MaskablePPO.load
+    on every state of seeded solitaire games against JEN 7."""
+    from sb3_contrib import MaskablePPO
+
+    agent = PolicyAgent.pretrained("ppo-jen")
+    old = MaskablePPO.load(str(PRETRAINED), device="cpu")  # the shipped file is trusted here
+    observations, masks, actions = [], [], []
+    seed = 0
+    while len(observations) < 300:
+        env = ten_env.SoloEnv(jen_level=7)
+        obs, _ = env.reset(seed=seed)
+        seed += 1
+        done = False
+        while not done:
+            mask = env.action_masks()
+            action = agent.act({"observation": obs, "action_mask": mask})
+            observations.append(obs), masks.append(mask), actions.append(action)
+            obs, _, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+    expected, _ = old.predict(np.array(observations), action_masks=np.array(masks), deterministic=True)
+    assert len(actions) >= 300 and list(expected) == actions
+    assert agent.model.action_space.n == old.action_space.n and agent.model.observation_space == old.observation_space
+
+
+@pytest.mark.parametrize("damage, message", [
+    ({"raw_data": b"{not json"}, "'data' entry is not valid JSON"),
+    ({"raw_data": b"[1, 2]"}, "'data' entry is a JSON list"),
+    ({"drop": ("data",)}, "no 'data' entry"),
+    ({"drop": ("policy.pth",)}, "no policy.pth"),
+    ({"replace": {"policy.pth": b"garbage"}}, "policy.pth is not a plain weights file"),
+])
+def test_damaged_files_give_one_line(tmp_path, damage, message):
+    path = rewrite_zip(PRETRAINED, tmp_path / "damaged.zip", **damage)
+    with pytest.raises(ValueError, match=message) as info:
+        PolicyAgent(path)
+    assert "\n" not in str(info.value) and str(path) in str(info.value)
+
+
+def test_pickled_weights_are_refused(tmp_path):
+    """policy.pth is read with weights_only=True: a pickle there is refused, not run."""
+    marker = tmp_path / "pwned"
+    from models import Touch
+
+    path = rewrite_zip(PRETRAINED, tmp_path / "weights.zip", replace={"policy.pth": pickle.dumps(Touch(marker))})
+    with pytest.raises(ValueError, match="policy.pth is not a plain weights file"):
+        PolicyAgent(path, trust=True)
+    assert not marker.exists()
+
+
+def test_another_policy_class_is_refused_and_the_refusal_says_how(tmp_path):
+    data = read_data(PRETRAINED)
+    entry = data["policy_class"]
+    entry = {k: (v.replace("MaskableActorCriticPolicy", "EvilPolicy") if isinstance(v, str) else v)
+             for k, v in entry.items() if k != ":serialized:"}
+    data["policy_class"] = dict(entry, **{":serialized:": payload(tmp_path / "pwned")})
+    path = rewrite_zip(PRETRAINED, tmp_path / "evil.zip", data)
+    with pytest.raises(UnsafeModelError, match=r"'policy_class' \(EvilPolicy .*is not MaskableActorCriticPolicy"
+                       r".*runs code from the file.*trust=True.*--trust-model") as info:
+        PolicyAgent(path)
+    assert "\n" not in str(info.value) and not (tmp_path / "pwned").exists()
+
+
+def test_bad_spaces_and_arguments_name_what_is_allowed(tmp_path):
+    for change, message in [
+        (lambda d: d["action_space"].update(n="7"), "7 actions, which fits no max_bid.*from 5 to 200"),
+        (lambda d: d["action_space"].pop("n"), "'action_space'.*has no plain action count.*trust=True"),
+        (lambda d: d["action_space"].update({":type:": "<class 'gymnasium.spaces.box.Box'>"}),
+         "'action_space' is <class 'gymnasium.spaces.box.Box'>.*not Discrete"),
+        (lambda d: d["observation_space"].pop("_shape"), "'observation_space'.*has no plain shape"),
+        (lambda d: d["observation_space"].update(_shape=[12]), r"shape \(12,\).*another version"),
+        (lambda d: d["policy_kwargs"].update(net_arch="big"), "'policy_kwargs.net_arch'.*a list of layer sizes"),
+        (lambda d: d["policy_kwargs"].update(squash=True), "'policy_kwargs.squash'.*not a known policy argument"),
+    ]:
+        data = read_data(PRETRAINED)
+        change(data)
+        path = rewrite_zip(PRETRAINED, tmp_path / "bad.zip", data)
+        with pytest.raises(ValueError, match=message) as info:
+            PolicyAgent(path)
+        assert "\n" not in str(info.value)
+
+
+def _save(tmp_path, name, **policy_kwargs):
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", ten_env.SoloEnv(jen_level=4), n_steps=64, batch_size=32, seed=0,
+                        policy_kwargs={"net_arch": [16], **policy_kwargs})
+    model.save(tmp_path / name)
+    return tmp_path / name
+
+
+def test_a_plain_activation_loads_safely_and_a_custom_one_needs_trust(tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    relu = _save(tmp_path, "relu.zip", activation_fn=torch.nn.ReLU, ortho_init=False)
+    assert ":serialized:" in read_data(relu)["policy_kwargs"]  # SB3 pickles it; we read the plain fields
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        policy = load_policy(relu)
+    assert isinstance(policy.mlp_extractor.policy_net[1], torch.nn.ReLU)
+    env = ten_env.SoloEnv(jen_level=4)
+    obs, _ = env.reset(seed=0)
+    expected, _ = MaskablePPO.load(relu).predict(obs, action_masks=env.action_masks(), deterministic=True)
+    assert policy.predict(obs, action_masks=env.action_masks(), deterministic=True)[0] == expected
+
+    custom = _save(tmp_path, "softsign.zip", activation_fn=torch.nn.Softsign)
+    for load in (lambda: PolicyAgent(custom), lambda: make_agent(str(custom))):
+        with pytest.raises(UnsafeModelError, match="'policy_kwargs.activation_fn'.*Softsign.*not plain "
+                                                   r"\(one of Tanh, ReLU.*trust=True") as info:
+            load()
+        assert "\n" not in str(info.value)
+    with pytest.warns(UserWarning, match="by unpickling it .trust=True.: any code in the file runs"):
+        agent = PolicyAgent(custom, trust=True)
+    with pytest.warns(UserWarning, match="unpickling"):
+        assert make_agent(str(custom), trust=True).name == "softsign"
+    assert isinstance(agent.model.policy.mlp_extractor.policy_net[1], torch.nn.Softsign)
+    assert agent.act({"observation": obs, "action_mask": env.action_masks()}) in np.flatnonzero(env.action_masks())
+
+    from train.evaluate import evaluate
+
+    with pytest.raises(UnsafeModelError, match="'policy_kwargs.activation_fn'"):
+        evaluate(str(custom), levels=[4], games=2, jobs=1)
+    with pytest.warns(UserWarning, match="unpickling"):
+        assert evaluate(str(custom), levels=[4], games=2, jobs=1, trust=True)["matchups"][0]["games"] == 2
