@@ -300,7 +300,7 @@ class raw_env(AECEnv, EzPickle):
         game = self.game
         try:
             return {"observation": O.encode(game, seat), "action_mask": O.action_mask(game, seat)}
-        except AttributeError:  # a try costs nothing per step; the check only runs on failure
+        except Exception:  # a try costs nothing per step; the check only runs on failure
             if game is None:
                 raise ValueError(f"observe() before reset(): {_NOT_RESET}") from None
             raise

@@ -5,7 +5,11 @@
   seeing what a PettingZoo agent sees). The learning seat is drawn at random
   each episode unless fixed with ``seat=``.
 - :class:`SoloEnv` (registered as ``ten_env/TenSolo-v0``): the solitaire game
-  against JEN at ``jen_level`` 4-10; the engine plays JEN.
+  against JEN at ``jen_level`` 4-10; the engine plays JEN. After ``import
+  ten_env``, ``gymnasium.make("ten_env/TenSolo-v0", jen_level=7)`` and
+  stable-baselines3's ``make_vec_env("ten_env/TenSolo-v0", n_envs=4,
+  env_kwargs={"jen_level": 7})`` work; the id ``"ten_env:ten_env/TenSolo-v0"``
+  imports the package itself.
 
 Observations are the vector of :mod:`ten_env.observation` (a ``Box``); the legal
 actions come from :meth:`action_masks` (what sb3-contrib's MaskablePPO calls)

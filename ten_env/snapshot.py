@@ -25,6 +25,11 @@ class LazySnapshot(dict):
     ``dict(lazy)`` / ``lazy.to_dict()`` (a plain shallow copy), ``copy.copy``,
     ``copy.deepcopy`` and ``pickle`` (which give a plain ``dict``). It cannot be
     changed in place (``TypeError``).
+
+    Serialisers that read a dict's storage without calling its methods (orjson)
+    see an unread snapshot as one non-string key and refuse it: give them
+    ``dict(snapshot)`` (or orjson's ``OPT_PASSTHROUGH_SUBCLASS`` with
+    ``default=dict``).
     """
 
     __slots__ = ("_game",)

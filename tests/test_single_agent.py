@@ -246,3 +246,14 @@ def test_make_vec_env_and_maskable_ppo():
     model.learn(256)
     assert model.num_timesteps >= 256
     venv.close()
+
+
+def test_the_module_prefixed_id_needs_no_import():
+    import subprocess
+    import sys
+
+    code = ("import gymnasium; env = gymnasium.make_vec('ten_env:ten_env/TenSolo-v0', num_envs=2, jen_level=5); "
+            "obs, info = env.reset(seed=0); print(obs.shape, info['action_mask'].any(axis=1).all())")
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["(2,", f"{ten_env.observation.SIZE})", "True"]
