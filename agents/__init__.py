@@ -3,7 +3,9 @@
 - :class:`RandomAgent`: uniform over the legal actions.
 - :class:`JenAgent`: JEN, the rulebook's solitaire opponent, for any seat.
 - :class:`HeuristicAgent`: a competent scripted player (the yardstick above JEN).
-- :class:`PolicyAgent`: a trained MaskablePPO model (needs the ``train`` extra).
+- :class:`PolicyAgent`: a trained MaskablePPO model (needs the ``train`` extra), loaded
+  without unpickling anything (:mod:`agents.safe_load`; ``trust=True`` for files that
+  only unpickling can load).
 - :func:`play_games`: seeded games between agents, seats rotated.
 """
 

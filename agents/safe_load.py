@@ -274,9 +274,13 @@ def _plain_json(value) -> bool:
     return False
 
 
+MAX_LAYERS, MAX_LAYER_SIZE = 16, 4096  # a plain file cannot ask for an absurdly large network
+
+
 def _net_arch(value) -> bool:
     def layers(v):
-        return isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v)
+        return isinstance(v, list) and len(v) <= MAX_LAYERS and all(
+            isinstance(x, int) and not isinstance(x, bool) and 0 < x <= MAX_LAYER_SIZE for x in v)
 
     return layers(value) or (isinstance(value, dict) and set(value) <= {"pi", "vf"}
                              and all(layers(v) for v in value.values()))
@@ -323,7 +327,8 @@ def policy_kwargs_from_data(path, data: dict) -> dict:
             continue
         else:
             allowed = {
-                "net_arch": "a list of layer sizes or {'pi': [...], 'vf': [...]}",
+                "net_arch": f"a list of up to {MAX_LAYERS} layer sizes from 1 to {MAX_LAYER_SIZE}, "
+                            f"or {{'pi': [...], 'vf': [...]}}",
                 "activation_fn": f"one of {', '.join(ACTIVATIONS)}",
                 "optimizer_class": f"one of {', '.join(OPTIMIZERS)}",
                 "optimizer_kwargs": "plain values",

@@ -170,7 +170,9 @@ def test_bad_spaces_and_arguments_name_what_is_allowed(tmp_path):
          "'action_space' is <class 'gymnasium.spaces.box.Box'>.*not Discrete"),
         (lambda d: d["observation_space"].pop("_shape"), "'observation_space'.*has no plain shape"),
         (lambda d: d["observation_space"].update(_shape=[12]), r"shape \(12,\).*another version"),
-        (lambda d: d["policy_kwargs"].update(net_arch="big"), "'policy_kwargs.net_arch'.*a list of layer sizes"),
+        (lambda d: d["policy_kwargs"].update(net_arch="big"), "'policy_kwargs.net_arch'.*a list of up to 16 layer"),
+        (lambda d: d["policy_kwargs"].update(net_arch=[10**9]), "'policy_kwargs.net_arch'.*sizes from 1 to 4096"),
+        (lambda d: d["policy_kwargs"].update(net_arch=[64, 64]), "weights in policy.pth do not fit the network"),
         (lambda d: d["policy_kwargs"].update(squash=True), "'policy_kwargs.squash'.*not a known policy argument"),
     ]:
         data = read_data(PRETRAINED)
@@ -224,3 +226,15 @@ def test_a_plain_activation_loads_safely_and_a_custom_one_needs_trust(tmp_path):
         evaluate(str(custom), levels=[4], games=2, jobs=1)
     with pytest.warns(UserWarning, match="unpickling"):
         assert evaluate(str(custom), levels=[4], games=2, jobs=1, trust=True)["matchups"][0]["games"] == 2
+
+
+def test_the_shipped_card_describes_the_model_in_plain_values():
+    import json
+
+    card = json.loads(PRETRAINED.with_suffix(".json").read_text())
+    data = read_data(PRETRAINED)
+    policy = load_policy(PRETRAINED)
+    assert card["policy_kwargs"] == data["policy_kwargs"] == {"net_arch": [256, 256]}
+    assert card["num_actions"] == int(data["action_space"]["n"]) == policy.action_space.n == 132
+    assert card["observation_shape"] == data["observation_space"]["_shape"] == list(policy.observation_space.shape)
+    assert card["max_bid"] == 40 and card["training_steps"] == data["num_timesteps"]

@@ -85,6 +85,13 @@ def test_short_runs_write_loadable_models(tmp_path, name, players):
     assert (out / "tb").is_dir()
     if players:
         assert list((out / "pool").glob("*.zip"))
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        from train.trainer import PoolOpponent
+
+        opponent = PoolOpponent(str(out / "pool"), ["random"], scripted_share=0.0)
+        opponent.reset()  # a past policy from the pool, loaded without unpickling
+        assert type(opponent.current.model) is MaskableActorCriticPolicy
     # What it writes loads without unpickling: plain policy arguments in the zip and in its card.
     assert read_data(model)["policy_kwargs"] == {"net_arch": [32]}
     card = json.loads((out / "model.json").read_text())
