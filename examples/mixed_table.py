@@ -28,7 +28,10 @@ from agents import HeuristicAgent, JenAgent, PolicyAgent, RandomAgent
 
 
 def play_one(seated: list, seed: int) -> dict:
-    """One game; ``seated[seat]`` is the agent in that seat (player_0 starts). Returns the final info."""
+    """One game; ``seated[seat]`` is the agent in that seat. Returns the final info.
+
+    The env draws the seat that starts from the reset seed (``start="random"``).
+    """
     env = ten_env.env(num_players=len(seated))
     env.reset(seed=seed)
     players = dict(zip(env.possible_agents, seated))  # "player_0" -> agent, ...
