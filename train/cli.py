@@ -5,6 +5,10 @@
 - ``ten play``: play against JEN (``--level``) or scripted agents at the terminal.
 - ``ten demo``: watch one game between random players.
 - ``ten bench``: speed of the engine and of the PettingZoo environment.
+
+``ten`` alone prints the help; ``ten --version`` the installed version. Every
+mistake in the input ends as one line, ``ten: error: ...``, with status 2
+(:func:`train.options.run_command`).
 """
 
 from __future__ import annotations
