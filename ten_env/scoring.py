@@ -19,9 +19,6 @@ from typing import Iterable
 
 from . import cards as C
 
-FULL = (1 << 9) - 1
-
-
 def _window(mask: int, free: int) -> tuple[int, int]:
     """(lo, hi) bit positions of a longest run of ``mask`` with ``free`` fillers."""
     best, where = 0, (0, -1)
@@ -47,22 +44,86 @@ def _best_run(mask: int, free: int) -> int:
 _BEST_RUN = tuple(tuple(_best_run(m, f) for m in range(512)) for f in range(10))
 
 
-def _run_score(mask: int, free: int) -> int:
-    return _BEST_RUN[min(free, 9)][mask]
+def _masks(counts) -> list[int]:
+    """Per colour, the numbers held as a 9-bit set (bit n-1 for n)."""
+    masks = [0, 0, 0, 0]
+    for card in range(C.NUM_NUMBER_CARDS):
+        if counts[card]:
+            masks[card // 9] |= _BIT[card]
+    return masks
+
+
+_BIT = tuple(1 << (card % 9) for card in range(C.NUM_NUMBER_CARDS))
 
 
 def score_counts(counts) -> int:
     """Score of a collection given as counts per card id (see :mod:`ten_env.cards`)."""
-    masks = [0, 0, 0, 0]
-    for card in range(C.NUM_NUMBER_CARDS):
-        if counts[card]:
-            masks[card // 9] |= 1 << (card % 9)
-    free = list(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD])
+    masks = _masks(counts)
+    free = counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
     supers = counts[C.SUPER_WILD]
-    numbered = tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD])
+    numbered = counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]
     if not supers and not any(numbered):
         return sum(_BEST_RUN[min(f, 9)][m] for m, f in zip(masks, free))
-    return _arrange(tuple(masks), tuple(free), numbered, supers)[0]
+    return _shared_best(tuple(masks), tuple(free), tuple(numbered), supers)
+
+
+@lru_cache(maxsize=65536)
+def _shared_best(masks, free, numbered, supers) -> int:
+    """Best total when numbered wildcards and super wildcards are shared between colours.
+
+    A numbered wildcard with a copy for every colour that lacks its number is
+    given to all of them: there is nothing to share. Each other one (one copy,
+    in the published deck) and the super wildcard are items that go to one
+    colour each: a search over subsets of items, colour by colour, finds the
+    best split. Other decks (several copies to share, several super wildcards)
+    use the general search of :func:`_arrange`.
+    """
+    masks = list(masks)
+    items = []  # the bit of each contested numbered wildcard
+    for n, copies in enumerate(numbered):
+        if copies:
+            bit = 1 << n
+            lacking = [c for c in range(4) if not masks[c] & bit]
+            if copies >= len(lacking):
+                for c in lacking:
+                    masks[c] |= bit
+            elif copies == 1:
+                items.append(bit)
+            else:
+                return _arrange(tuple(masks), free, numbered, supers)[0]
+    if supers > 1:
+        return _arrange(tuple(masks), free, numbered, supers)[0]
+    k = len(items)
+    size = 1 << (k + supers)
+    super_item = size >> 1 if supers else 0
+    covers = [0] * size  # numbers covered by each subset of items
+    for subset in range(1, size):
+        low = subset & -subset
+        index = low.bit_length() - 1
+        covers[subset] = covers[subset ^ low] | (items[index] if index < k else 0)
+    # value[colour][subset]: that colour's best run with those items given to it
+    value = [
+        [_BEST_RUN[min(f + (subset & super_item > 0), 9)][mask | covers[subset]] for subset in range(size)]
+        for mask, f in zip(masks, free)
+    ]
+    best = value[0]
+    full = size - 1
+    for colour in (1, 2):
+        mine = value[colour]
+        nxt = [0] * size
+        for have in range(size):
+            top, sub = 0, have
+            while True:
+                total = best[have ^ sub] + mine[sub]
+                if total > top:
+                    top = total
+                if not sub:
+                    break
+                sub = (sub - 1) & have
+            nxt[have] = top
+        best = nxt
+    mine = value[3]
+    return max(best[full ^ sub] + mine[sub] for sub in range(size))
 
 
 @lru_cache(maxsize=65536)
