@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import cards as C
-from .scoring import score_counts, used_in_best
+from .scoring import _BEST_RUN, _masks, layout, score_counts, used_in_best
 
 BUST_TOKEN_VALUE = 3
 
@@ -51,16 +51,17 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     """
     hand = list(hand)
     hand[incoming] += 1  # judged with the card being bought already in hand
+    held = [c for c in range(C.NUM_OWNABLE) if hand[c]]
     spent: list[int] = []
     due = price
-    if any(hand[c] > 1 for c in range(C.NUM_NUMBER_CARDS, C.NUM_OWNABLE)):
+    if any(hand[c] > 1 for c in held if c >= C.NUM_NUMBER_CARDS):
         used = used_in_best(hand)  # wildcard copies can both score: ask the arrangement
     else:
-        used = [min(k, 1) for k in hand]  # a number card counts once, so extra copies idle
-    for card in range(C.NUM_OWNABLE):
+        used = None  # a number card counts once, so extra copies idle
+    for card in held:
         k = hand[card]
         if k > 1 and due:
-            idle = min(k - 1, k - used[card], k - (card == incoming), due)
+            idle = min(k - 1, k - (used[card] if used else 1), k - (card == incoming), due)
             if idle > 0:
                 spent += [card] * idle
                 hand[card] -= idle
@@ -72,12 +73,14 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     due -= use_coins + BUST_TOKEN_VALUE * use_tokens
     keep = 1 if duplicates_only else 0
     while due > 0:
-        spendable = [max(0, hand[c] - (c == incoming) - keep) for c in range(C.NUM_OWNABLE)]
-        if due >= sum(spendable):  # every card that may go goes: nothing to choose
-            spent += C.expand(spendable)
+        spendable = {c: hand[c] - (c == incoming) - keep for c in held}
+        spendable = {c: k for c, k in spendable.items() if k > 0}
+        if due >= sum(spendable.values()):  # every card that may go goes: nothing to choose
+            for card, k in spendable.items():
+                spent += [card] * k
             break
         used = used_in_best(hand)  # stays a best arrangement while only unused cards go
-        spares = [c for c in range(C.NUM_OWNABLE) for _ in range(min(spendable[c], hand[c] - used[c]))]
+        spares = [c for c, k in spendable.items() for _ in range(min(k, hand[c] - used[c]))]
         for card in spares[:due] or [least_loss(hand, spendable)]:
             spent.append(card)
             hand[card] -= 1
@@ -86,19 +89,83 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
 
 
 def least_loss(hand, spendable) -> int:
-    """The card (lowest id among equals) whose loss lowers the score of ``hand`` the least."""
+    """The card (lowest id among equals) whose loss lowers the score of ``hand`` the least.
+
+    ``spendable`` holds the cards that may go: counts per card id, as a list or
+    a ``{card: count}`` mapping.
+    """
+    if not isinstance(spendable, dict):
+        spendable = dict(enumerate(spendable))
+    candidates = sorted(c for c, k in spendable.items() if k > 0)
     hand = list(hand)
+    if not any(hand[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]) and not hand[C.SUPER_WILD]:
+        return _least_loss_by_colour(hand, candidates)
     before = score_counts(hand)
+    # With every card of a hand of at most 9 in the run (no complete colour), each
+    # loss is at least 1: fewer than 9 cards never score more than their number. Then
+    # the first card that a best arrangement can lose for exactly 1 is the answer.
+    every_card_scores = before == sum(hand) <= 9
+    where = layout(hand) if every_card_scores else None
     best, best_loss = None, None
-    for card in range(C.NUM_OWNABLE):
-        if spendable[card]:
-            hand[card] -= 1
-            loss = before - score_counts(hand)
-            hand[card] += 1
-            if best is None or loss < best_loss:
-                best, best_loss = card, loss
-                if not loss:
-                    break  # nothing costs less than nothing
+    for card in candidates:
+        if every_card_scores and _loses_one(card, where):
+            return card
+        hand[card] -= 1
+        loss = before - score_counts(hand)
+        hand[card] += 1
+        if best is None or loss < best_loss:
+            best, best_loss = card, loss
+            if loss <= every_card_scores:
+                break  # nothing costs less
+    return best
+
+
+def _loses_one(card: int, where) -> bool:
+    """Whether the arrangement ``where`` (:func:`ten_env.scoring.layout`, every card in
+    a run) loses only one point without ``card``: its run gives up an end, or an end
+    filled by a colour or super wildcard, which then takes the card's place."""
+    if card < C.NUM_NUMBER_CARDS:
+        lo, hi, mask, wild_bits, _ = where[card // 9]
+        position = card % 9
+        return position in (lo, hi) or _free_end(lo, hi, mask, wild_bits)
+    if card < C.FIRST_COLOUR_WILD:
+        bit = 1 << (card - C.FIRST_NUMBERED_WILD)
+        return any(wild_bits & bit and (bit in (1 << lo, 1 << hi) or _free_end(lo, hi, mask, wild_bits))
+                   for lo, hi, mask, wild_bits, _ in where)
+    if card < C.SUPER_WILD:
+        return _free_end(*where[card - C.FIRST_COLOUR_WILD][:4])
+    return any(sup and _free_end(lo, hi, mask, wild_bits) for lo, hi, mask, wild_bits, sup in where)
+
+
+def _free_end(lo: int, hi: int, mask: int, wild_bits: int) -> bool:
+    """Whether an end of the run ``lo..hi`` is a gap filled by a colour or super wildcard."""
+    if lo > hi:
+        return False
+    held = mask | wild_bits
+    return not held >> lo & 1 or not held >> hi & 1
+
+
+def _least_loss_by_colour(hand, candidates) -> int:
+    """:func:`least_loss` when no wildcard is shared between colours: each colour on its own."""
+    masks = _masks(hand)
+    free = hand[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
+    best, best_loss = None, None
+    for card in candidates:
+        if card < C.NUM_NUMBER_CARDS:
+            colour = card // 9
+            if hand[card] > 1:
+                loss = 0
+            else:
+                row = _BEST_RUN[min(free[colour], 9)]
+                loss = row[masks[colour]] - row[masks[colour] & ~(1 << card % 9)]
+        else:  # a colour wildcard
+            colour = card - C.FIRST_COLOUR_WILD
+            mask, f = masks[colour], free[colour]
+            loss = _BEST_RUN[min(f, 9)][mask] - _BEST_RUN[min(f - 1, 9)][mask]
+        if best is None or loss < best_loss:
+            best, best_loss = card, loss
+            if not loss:
+                break
     return best
 
 

@@ -34,14 +34,10 @@ def _window(mask: int, free: int) -> tuple[int, int]:
     return where
 
 
-def _best_run(mask: int, free: int) -> int:
-    lo, hi = _window(mask, free)
-    return 10 if hi - lo + 1 == 9 else hi - lo + 1
-
-
-# _BEST_RUN[free][mask]: best score of one colour holding numbers `mask` (bit n-1 for n)
-# with `free` gap-fillers to place.
-_BEST_RUN = tuple(tuple(_best_run(m, f) for m in range(512)) for f in range(10))
+# _WINDOW[free][mask]: where a longest run lies for a colour holding numbers `mask`
+# (bit n-1 for n) with `free` gap-fillers; _BEST_RUN[free][mask]: what it scores.
+_WINDOW = tuple(tuple(_window(m, f) for m in range(512)) for f in range(10))
+_BEST_RUN = tuple(tuple(10 if hi - lo == 8 else hi - lo + 1 for lo, hi in row) for row in _WINDOW)
 
 
 def _masks(counts) -> list[int]:
@@ -223,17 +219,35 @@ def used_in_best(counts) -> list[int]:
 
     Every other card can be given away without lowering the score.
     """
-    masks = [0, 0, 0, 0]
-    for card in range(C.NUM_NUMBER_CARDS):
-        if counts[card]:
-            masks[card // 9] |= 1 << (card % 9)
-    free = counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
-    numbered = tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD])
-    _, placed = _arrange(tuple(masks), tuple(free), numbered, counts[C.SUPER_WILD])
-    used = [0] * len(counts)
-    for colour, (wild_bits, supers) in enumerate(placed):
-        mask = masks[colour]
-        lo, hi = _window(mask | wild_bits, free[colour] + supers)
+    masks = tuple(_masks(counts))
+    used = list(_used(masks, tuple(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]),
+                      tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]), counts[C.SUPER_WILD]))
+    return used + [0] * (len(counts) - len(used))
+
+
+def layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
+    """Where one best arrangement of ``counts`` (the one :func:`used_in_best` counts) puts things:
+    per colour ``(lo, hi, mask, wild_bits, supers)``: the run's first and last
+    position (0-8; ``lo > hi`` for no run), the numbers held, the numbers filled
+    by numbered wildcards, and the super wildcards placed there."""
+    masks = tuple(_masks(counts))
+    return _layout(masks, tuple(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]),
+                   tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]), counts[C.SUPER_WILD])
+
+
+@lru_cache(maxsize=65536)
+def _layout(masks, free, numbered, supers):
+    placed = _placement(masks, free, numbered, supers)
+    return tuple(
+        (*_WINDOW[min(free[colour] + sup, 9)][masks[colour] | wild_bits], masks[colour], wild_bits, sup)
+        for colour, (wild_bits, sup) in enumerate(placed)
+    )
+
+
+@lru_cache(maxsize=65536)
+def _used(masks, free, numbered, supers) -> tuple[int, ...]:
+    used = [0] * C.NUM_OWNABLE
+    for colour, (lo, hi, mask, wild_bits, sup) in enumerate(_layout(masks, free, numbered, supers)):
         gaps = 0
         for n in range(lo, hi + 1):
             if mask >> n & 1:
@@ -245,4 +259,35 @@ def used_in_best(counts) -> list[int]:
         from_colour = min(gaps, free[colour])
         used[C.FIRST_COLOUR_WILD + colour] += from_colour
         used[C.SUPER_WILD] += gaps - from_colour
-    return used
+    return tuple(used)
+
+
+def _placement(masks, free, numbered, supers):
+    """Per colour, the (numbered-wild bits, super count) of the arrangement :func:`_arrange` picks.
+
+    Without numbered wildcards only the supers are split, and the split is
+    found directly: colour by colour, the fewest supers that reach the best
+    total of this colour and those after it, which is the split the general
+    search picks too.
+    """
+    if any(numbered):
+        return _arrange(masks, free, numbered, supers)[1]
+    if not supers:
+        return ((0, 0),) * 4
+    rows = [[_BEST_RUN[min(f + s, 9)][m] for s in range(supers + 1)] for m, f in zip(masks, free)]
+    after = [rows[3]]  # after[0][s]: best of the colours still to come with s supers
+    for colour in (2, 1):
+        mine, later = rows[colour], after[0]
+        after.insert(0, [max(mine[t] + later[s - t] for t in range(s + 1)) for s in range(supers + 1)])
+    placed, left = [], supers
+    for colour in range(3):
+        mine, later = rows[colour], after[colour]
+        top, choice = -1, 0
+        for t in range(left + 1):
+            total = mine[t] + later[left - t]
+            if total > top:
+                top, choice = total, t
+        placed.append((0, choice))
+        left -= choice
+    placed.append((0, left))
+    return tuple(placed)
