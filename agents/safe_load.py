@@ -56,8 +56,8 @@ BUFFER_CLASS = "MaskableRolloutBuffer"
 
 HOW_TO_TRUST = (
     "load it with trust=True (ten eval / ten play --trust-model) only if you trust where it comes "
-    "from; a safe file is a MaskablePPO MlpPolicy with plain policy arguments (net_arch, "
-    f"activation_fn one of {', '.join(ACTIVATIONS)}), as ten train writes"
+    "from; a safe file (as ten train writes) is a MaskablePPO MlpPolicy whose policy arguments are "
+    "plain values (see agents.safe_load)"
 )
 
 # Plain entries copied onto a model for further training, with the types they may have.
@@ -396,7 +396,20 @@ def _load_state(path, module, weights, kwargs) -> None:
         ) from None
 
 
+RESUME_HINT = ("training cannot go on from it without running its code: start the run again "
+               "(ten train --overwrite)")
+
+
 def load_model(path, env, device: str = "cpu", **attributes):
+    """A full ``MaskablePPO`` for further training (``ten train --resume``), without unpickling;
+    see :func:`_load_model`. There is no trusted variant."""
+    try:
+        return _load_model(path, env, device, **attributes)
+    except UnsafeModelError as exc:
+        raise UnsafeModelError(str(exc).replace(HOW_TO_TRUST, RESUME_HINT)) from None
+
+
+def _load_model(path, env, device: str = "cpu", **attributes):
     """A full ``MaskablePPO`` for further training (``ten train --resume``), without unpickling.
 
     ``env`` (a VecEnv or env with ten_env's spaces) replaces the saved spaces, as in

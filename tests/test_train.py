@@ -275,6 +275,7 @@ def test_resume_refuses_a_checkpoint_it_cannot_rebuild(tmp_path):
     checkpoint = out / "checkpoints" / state["checkpoint"]
     craft(checkpoint, tmp_path / "crafted.zip", "learning_rate", tmp_path / "pwned")  # a pickled schedule
     (tmp_path / "crafted.zip").replace(checkpoint)
-    with pytest.raises(ValueError, match="^--resume: refusing to load .*'learning_rate'") as info:
+    with pytest.raises(ValueError, match="^--resume: refusing to load .*'learning_rate'.*runs code from the file.*"
+                                         "start the run again .ten train --overwrite.$") as info:
         _run("quick", out, ["train.total_steps=256"], resume=True)
     assert "\n" not in str(info.value) and not (tmp_path / "pwned").exists()
