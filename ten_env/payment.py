@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import cards as C
-from .scoring import _BEST_RUN, _masks, layout, score_counts, used_in_best
+from .scoring import _BEST_RUN, _masks, best_layout, score_counts, used_in_best
 
 BUST_TOKEN_VALUE = 3
 
@@ -79,8 +79,11 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
             for card, k in spendable.items():
                 spent += [card] * k
             break
-        used = used_in_best(hand)  # stays a best arrangement while only unused cards go
-        spares = [c for c, k in spendable.items() for _ in range(min(k, hand[c] - used[c]))]
+        if sum(hand) <= 9 and score_counts(hand) == sum(hand):
+            spares = []  # every card of a small hand scores: every best arrangement uses them all
+        else:
+            used = used_in_best(hand)  # stays a best arrangement while only unused cards go
+            spares = [c for c, k in spendable.items() for _ in range(min(k, hand[c] - used[c]))]
         for card in spares[:due] or [least_loss(hand, spendable)]:
             spent.append(card)
             hand[card] -= 1
@@ -105,7 +108,7 @@ def least_loss(hand, spendable) -> int:
     # loss is at least 1: fewer than 9 cards never score more than their number. Then
     # the first card that a best arrangement can lose for exactly 1 is the answer.
     every_card_scores = before == sum(hand) <= 9
-    where = layout(hand) if every_card_scores else None
+    where = best_layout(hand) if every_card_scores else None
     best, best_loss = None, None
     for card in candidates:
         if every_card_scores and _loses_one(card, where):
@@ -121,7 +124,7 @@ def least_loss(hand, spendable) -> int:
 
 
 def _loses_one(card: int, where) -> bool:
-    """Whether the arrangement ``where`` (:func:`ten_env.scoring.layout`, every card in
+    """Whether the arrangement ``where`` (:func:`ten_env.scoring.best_layout`, every card in
     a run) loses only one point without ``card``: its run gives up an end, or an end
     filled by a colour or super wildcard, which then takes the card's place."""
     if card < C.NUM_NUMBER_CARDS:

@@ -60,12 +60,13 @@ def score_counts(counts) -> int:
     numbered = counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]
     if not supers and not any(numbered):
         return sum(_BEST_RUN[min(f, 9)][m] for m, f in zip(masks, free))
-    return _shared_best(tuple(masks), tuple(free), tuple(numbered), supers)
+    return _shared_best(tuple(masks), tuple(free), tuple(numbered), supers)[0]
 
 
 @lru_cache(maxsize=65536)
-def _shared_best(masks, free, numbered, supers) -> int:
-    """Best total when numbered wildcards and super wildcards are shared between colours.
+def _shared_best(masks, free, numbered, supers):
+    """(best total, per colour (numbered-wild bits, supers) of one best arrangement)
+    when numbered wildcards and super wildcards are shared between colours.
 
     A numbered wildcard with a copy for every colour that lacks its number is
     given to all of them: there is nothing to share. Each other one (one copy,
@@ -74,7 +75,7 @@ def _shared_best(masks, free, numbered, supers) -> int:
     best split. Other decks (several copies to share, several super wildcards)
     use the general search of :func:`_arrange`.
     """
-    masks = list(masks)
+    given = [0, 0, 0, 0]  # numbered wildcards given to every colour that lacks them
     items = []  # the bit of each contested numbered wildcard
     for n, copies in enumerate(numbered):
         if copies:
@@ -82,13 +83,13 @@ def _shared_best(masks, free, numbered, supers) -> int:
             lacking = [c for c in range(4) if not masks[c] & bit]
             if copies >= len(lacking):
                 for c in lacking:
-                    masks[c] |= bit
+                    given[c] |= bit
             elif copies == 1:
                 items.append(bit)
             else:
-                return _arrange(tuple(masks), free, numbered, supers)[0]
+                return _arrange(masks, free, numbered, supers)
     if supers > 1:
-        return _arrange(tuple(masks), free, numbered, supers)[0]
+        return _arrange(masks, free, numbered, supers)
     k = len(items)
     size = 1 << (k + supers)
     super_item = size >> 1 if supers else 0
@@ -99,27 +100,47 @@ def _shared_best(masks, free, numbered, supers) -> int:
         covers[subset] = covers[subset ^ low] | (items[index] if index < k else 0)
     # value[colour][subset]: that colour's best run with those items given to it
     value = [
-        [_BEST_RUN[min(f + (subset & super_item > 0), 9)][mask | covers[subset]] for subset in range(size)]
-        for mask, f in zip(masks, free)
+        [_BEST_RUN[min(f + (subset & super_item > 0), 9)][mask | extra | covers[subset]] for subset in range(size)]
+        for mask, extra, f in zip(masks, given, free)
     ]
-    best = value[0]
-    full = size - 1
+    # upto[c][have]: best total of colours 0..c sharing the items in `have`
+    upto = [value[0]]
     for colour in (1, 2):
-        mine = value[colour]
+        mine, before = value[colour], upto[-1]
         nxt = [0] * size
         for have in range(size):
             top, sub = 0, have
             while True:
-                total = best[have ^ sub] + mine[sub]
+                total = before[have ^ sub] + mine[sub]
                 if total > top:
                     top = total
                 if not sub:
                     break
                 sub = (sub - 1) & have
             nxt[have] = top
-        best = nxt
-    mine = value[3]
-    return max(best[full ^ sub] + mine[sub] for sub in range(size))
+        upto.append(nxt)
+    # Walk back from colour 3 to find which items each colour took.
+    placed = [None] * 4
+    have = size - 1
+    total = None
+    for colour in (3, 2, 1):
+        mine, before = value[colour], upto[colour - 1]
+        top, choice, sub = -1, 0, have
+        while True:
+            here = before[have ^ sub] + mine[sub]
+            if here > top:
+                top, choice = here, sub
+            if not sub:
+                break
+            sub = (sub - 1) & have
+        if total is None:
+            total = top
+        placed[colour] = choice
+        have ^= choice
+    placed[0] = have
+    return total, tuple(
+        (given[c] | covers[sub], 1 if sub & super_item else 0) for c, sub in enumerate(placed)
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -223,6 +244,22 @@ def used_in_best(counts) -> list[int]:
     used = list(_used(masks, tuple(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]),
                       tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]), counts[C.SUPER_WILD]))
     return used + [0] * (len(counts) - len(used))
+
+
+def best_layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
+    """Like :func:`layout`, for some best arrangement (found faster; not always the same one)."""
+    masks = tuple(_masks(counts))
+    free = tuple(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD])
+    numbered = tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD])
+    supers = counts[C.SUPER_WILD]
+    if not supers and not any(numbered):
+        placed = ((0, 0),) * 4
+    else:
+        placed = _shared_best(masks, free, numbered, supers)[1]
+    return tuple(
+        (*_WINDOW[min(free[colour] + sup, 9)][masks[colour] | wild_bits], masks[colour], wild_bits, sup)
+        for colour, (wild_bits, sup) in enumerate(placed)
+    )
 
 
 def layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
