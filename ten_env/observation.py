@@ -7,47 +7,12 @@ blocks, so one network can play any player count; absent seats are all zeros
 (their ``present`` flag is 0). Counts are raw; money, totals and scores are
 scaled to about [0, 1].
 
-==============  =====  ===========================================================
-index           size   meaning
-==============  =====  ===========================================================
-0 + 58*k        58     seat block for relative seat k = 0..4 (see below)
-290             36     market: copies of each number card (B1..P9)
-326             36     tableau: copies of each number card
-362             5      tableau: copies of each currency card ($1..$5)
-367             1      tableau net total / 10 (negative when currency outweighs; up to 1.9)
-368             1      tableau currency total / 10 (up to 1.5, just after a currency bust)
-369             55     deck: copies left of every card (B1..P9, W1..W9, B#..P#, W#,
-                       $1..$5); the order is hidden, the contents are public
-424             1      deck size / 129
-425             7      phase one-hot: draw, auction, buy, bust, final_buy, pay, over
-432             14     auction: the wildcard for sale, one-hot (W1..W9, B#..P#, W#)
-446             1      auction: high bid / max_bid
-447             5      auction: relative seat of the high bidder, one-hot
-452             1      payment: amount still owed / max(max_bid, 9) (manual payment)
-453             1      payment: only duplicates count as cards (solitaire auction)
-454             1      the deck is empty (the game is ending)
-455             4      player count one-hot: 2, 3, 4, 5
-459             1      solitaire game against JEN
-460             1      JEN's level / 10 (0 in a normal game)
-461             1      busting variant
-462             1      manual payment
-==============  =====  ===========================================================
+The vector is made of named pieces, declared once in ``PIECES`` (and the seat
+block in ``SEAT_PIECES``); the encoder, the tables below and the tests all read
+them. ``piece("market")`` is the slice of a piece; ``SEAT["coins"]`` an offset
+within a seat block. The tables are generated from the declarations:
 
-Seat block (offset within the block):
-
-======  ====  ============================================================
-offset  size  meaning
-======  ====  ============================================================
-0       1     present (the seat exists in this game)
-1       1     is the active player (the one drawing this turn)
-2       1     is the player to act now
-3       1     is JEN (solitaire game)
-4       1     coins / 10
-5       1     bust tokens / 3
-6       1     current score / 40
-7       1     cards held / 20
-8       50    copies held of each card a player can own (B1..P9, W1..W9, B#..P#, W#)
-======  ====  ============================================================
+{tables}
 """
 
 from __future__ import annotations
@@ -55,41 +20,113 @@ from __future__ import annotations
 import numpy as np
 
 from . import cards as C
-from .game import JEN_SEAT, PHASES
+from .game import BUST_LIMIT, JEN_SEAT, MAX_COINS, PHASES
+from .rules import PLAYER_COUNTS
 from .scoring import hand_score
 
-MAX_SEATS = 5
-SEAT_SIZE = 8 + C.NUM_OWNABLE
-MARKET = MAX_SEATS * SEAT_SIZE
-TABLEAU = MARKET + C.NUM_NUMBER_CARDS
-TABLEAU_CURRENCY = TABLEAU + C.NUM_NUMBER_CARDS
-NET_TOTAL = TABLEAU_CURRENCY + 5
-CURRENCY_TOTAL = NET_TOTAL + 1
-DECK = CURRENCY_TOTAL + 1
-DECK_SIZE = DECK + C.NUM_CARD_TYPES
-PHASE = DECK_SIZE + 1
-AUCTION_CARD = PHASE + len(PHASES)
-HIGH_BID = AUCTION_CARD + C.NUM_OWNABLE - C.NUM_NUMBER_CARDS
-HIGH_BIDDER = HIGH_BID + 1
-PAY_REMAINING = HIGH_BIDDER + MAX_SEATS
-PAY_DUPLICATES_ONLY = PAY_REMAINING + 1
-DECK_EMPTY = PAY_DUPLICATES_ONLY + 1
-PLAYER_COUNT = DECK_EMPTY + 1
-SOLITAIRE = PLAYER_COUNT + 4
-JEN_LEVEL = SOLITAIRE + 1
-BUST_BUY = JEN_LEVEL + 1
-MANUAL_PAYMENT = BUST_BUY + 1
-SIZE = MANUAL_PAYMENT + 1
-
-FULL_DECK = 129
-_PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
-
-
+MAX_SEATS = max(PLAYER_COUNTS)
+FULL_DECK = 129  # the whole box: deck size is scaled by it
+NUM_WILDS = C.FIRST_CURRENCY - C.NUM_NUMBER_CARDS
+NUM_CURRENCY = C.NUM_CARD_TYPES - C.FIRST_CURRENCY
 UNBOUNDED = 200.0  # upper bound of counts and of scaled amounts with no limit in the rules
+
+# (name, size, meaning, scale, (low, high)): the value stored is the quantity / scale.
+SEAT_PIECES = (
+    ("present", 1, "the seat exists in this game", 1, (0, 1)),
+    ("active", 1, "is the active player (the one drawing this turn)", 1, (0, 1)),
+    ("to_act", 1, "is the player to act now", 1, (0, 1)),
+    ("jen", 1, "is JEN (solitaire game)", 1, (0, 1)),
+    ("coins", 1, "coins / 10", MAX_COINS, (0, 1)),
+    ("bust_tokens", 1, "bust tokens / 3", 3, (0, UNBOUNDED)),
+    ("score", 1, "current score / 40", 40, (0, 1)),
+    ("cards_held", 1, "cards held / 20", 20, (0, UNBOUNDED)),
+    ("hand", C.NUM_OWNABLE, "copies held of each card a player can own (B1..P9, W1..W9, B#..P#, W#)", 1,
+     (0, UNBOUNDED)),
+)
+
+PIECES = (
+    ("seats", MAX_SEATS, "seat blocks for relative seats 0..4 (see the seat block)", 1, None),
+    ("market", C.NUM_NUMBER_CARDS, "market: copies of each number card (B1..P9)", 1, (0, UNBOUNDED)),
+    ("tableau", C.NUM_NUMBER_CARDS, "tableau: copies of each number card", 1, (0, UNBOUNDED)),
+    ("tableau_currency", NUM_CURRENCY, "tableau: copies of each currency card ($1..$5)", 1, (0, UNBOUNDED)),
+    # A number bust leaves up to 10 + 9 of net total while the busting variant's buy is
+    # decided, a currency bust up to 10 + 5 of currency.
+    ("net_total", 1, "tableau net total / 10 (negative when currency outweighs; up to 1.9)", BUST_LIMIT,
+     (-1.5, 1.9)),
+    ("currency_total", 1, "tableau currency total / 10 (up to 1.5, just after a currency bust)", BUST_LIMIT,
+     (0, 1.5)),
+    ("deck", C.NUM_CARD_TYPES, "deck: copies left of every card, in card order (public; only the order is hidden)", 1, (0, UNBOUNDED)),
+    ("deck_size", 1, f"deck size / {FULL_DECK}", FULL_DECK, (0, UNBOUNDED)),  # a stacked deck may be longer
+    ("phase", len(PHASES), "phase one-hot: " + ", ".join(PHASES), 1, (0, 1)),
+    ("auction_card", NUM_WILDS, "auction: the wildcard for sale, one-hot (W1..W9, B#..P#, W#)", 1, (0, 1)),
+    ("high_bid", 1, "auction: high bid / max_bid", None, (0, 1)),
+    ("high_bidder", MAX_SEATS, "auction: relative seat of the high bidder, one-hot", 1, (0, 1)),
+    ("pay_remaining", 1, "payment: amount still owed / max(max_bid, 9) (manual payment)", None, (0, 1)),
+    ("pay_duplicates_only", 1, "payment: only duplicates count as cards (solitaire auction)", 1, (0, 1)),
+    ("deck_empty", 1, "the deck is empty (the game is ending)", 1, (0, 1)),
+    ("player_count", len(PLAYER_COUNTS), "player count one-hot: "
+     + ", ".join(str(n) for n in PLAYER_COUNTS), 1, (0, 1)),
+    ("solitaire", 1, "solitaire game against JEN", 1, (0, 1)),
+    ("jen_level", 1, "JEN's level / 10 (0 in a normal game)", 10, (0, 1)),
+    ("bust_buy", 1, "busting variant", 1, (0, 1)),
+    ("manual_payment", 1, "manual payment", 1, (0, 1)),
+)
+
+
+def _offsets(pieces, unit=lambda name, size: size):
+    offsets, at = {}, 0
+    for name, size, *_ in pieces:
+        offsets[name] = at
+        at += unit(name, size)
+    return offsets, at
+
+
+SEAT, SEAT_SIZE = _offsets(SEAT_PIECES)
+OFFSET, SIZE = _offsets(PIECES, lambda name, size: size * SEAT_SIZE if name == "seats" else size)
+_SIZES = {name: size * SEAT_SIZE if name == "seats" else size for name, size, *_ in PIECES}
+
+
+def piece(name: str) -> slice:
+    """The slice of the observation that holds piece ``name`` (see ``PIECES``)."""
+    return slice(OFFSET[name], OFFSET[name] + _SIZES[name])
+
+
+def seat_block(k: int) -> slice:
+    """The slice of relative seat ``k``'s block (0 is the observer)."""
+    return slice(OFFSET["seats"] + k * SEAT_SIZE, OFFSET["seats"] + (k + 1) * SEAT_SIZE)
+
+
+# Where each piece starts.
+MARKET, TABLEAU, TABLEAU_CURRENCY = OFFSET["market"], OFFSET["tableau"], OFFSET["tableau_currency"]
+NET_TOTAL, CURRENCY_TOTAL = OFFSET["net_total"], OFFSET["currency_total"]
+DECK, DECK_SIZE, PHASE = OFFSET["deck"], OFFSET["deck_size"], OFFSET["phase"]
+AUCTION_CARD, HIGH_BID, HIGH_BIDDER = OFFSET["auction_card"], OFFSET["high_bid"], OFFSET["high_bidder"]
+PAY_REMAINING, PAY_DUPLICATES_ONLY = OFFSET["pay_remaining"], OFFSET["pay_duplicates_only"]
+DECK_EMPTY, PLAYER_COUNT, SOLITAIRE = OFFSET["deck_empty"], OFFSET["player_count"], OFFSET["solitaire"]
+JEN_LEVEL, BUST_BUY, MANUAL_PAYMENT = OFFSET["jen_level"], OFFSET["bust_buy"], OFFSET["manual_payment"]
+
+
+def _table(pieces, offsets, header) -> str:
+    rows = [(str(offsets[name]), str(size), meaning) for name, size, meaning, *_ in pieces]
+    if header == "index":  # the seat blocks, one per relative seat k
+        rows[0] = (f"0 + {SEAT_SIZE}*k", str(SEAT_SIZE), rows[0][2])
+    widths = [max(len(r[i]) for r in rows + [(header, "size", "meaning")]) for i in range(3)]
+    line = "  ".join("=" * w for w in widths)
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    out = [line, fmt.format(header, "size", "meaning").rstrip(), line]
+    out += [fmt.format(*r).rstrip() for r in rows]
+    return "\n".join(out + [line])
+
+
+__doc__ = __doc__.format(tables="\n\n".join([
+    _table(PIECES, OFFSET, "index"),
+    "Seat block (offset within the block):",
+    _table(SEAT_PIECES, SEAT, "offset"),
+]))
 
 
 def space_bounds() -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper bounds of every entry, for the ``Box`` space.
+    """Lower and upper bounds of every entry, for the ``Box`` space, from the pieces' bounds.
 
     Flags and scaled quantities with a limit in the rules (coins, scores, bids,
     amounts owed) lie in [0, 1], the tableau totals in [-1.5, 1.9]; counts of cards
@@ -98,65 +135,66 @@ def space_bounds() -> tuple[np.ndarray, np.ndarray]:
     """
     low = np.zeros(SIZE, dtype=np.float32)
     high = np.ones(SIZE, dtype=np.float32)
-    # A currency bust leaves up to 10 + 5 in the tableau while the busting variant's buy
-    # is decided; a number bust up to 10 + 9 of net total.
-    low[NET_TOTAL], high[NET_TOTAL] = -1.5, 1.9
-    high[CURRENCY_TOTAL] = 1.5
     for k in range(MAX_SEATS):
-        base = k * SEAT_SIZE
-        high[base + 5] = UNBOUNDED  # bust tokens / 3
-        high[base + 7 : base + SEAT_SIZE] = UNBOUNDED  # cards held, copies of each card
-    high[MARKET:NET_TOTAL] = UNBOUNDED
-    high[DECK:PHASE] = UNBOUNDED
-    high[PAY_REMAINING] = 1.0
+        block = seat_block(k).start
+        for name, size, _, _, (lo, hi) in SEAT_PIECES:
+            low[block + SEAT[name] : block + SEAT[name] + size] = lo
+            high[block + SEAT[name] : block + SEAT[name] + size] = hi
+    for name, _, _, _, bounds in PIECES:
+        if bounds is not None:
+            low[piece(name)], high[piece(name)] = bounds
     return low, high
+
+
+_PHASE_INDEX = {phase: OFFSET["phase"] + i for i, phase in enumerate(PHASES)}
+_SEAT_SCALARS = SEAT["hand"]  # the flags and amounts before the hand, written as one row
+_HAND = slice(SEAT["hand"], SEAT_SIZE)
+_CURRENCY_AT = OFFSET["tableau_currency"] - C.FIRST_CURRENCY
+_AUCTION_AT = OFFSET["auction_card"] - C.NUM_NUMBER_CARDS
 
 
 def encode(game, seat: int) -> np.ndarray:
     """The observation of ``seat`` (a float32 vector of length ``SIZE``)."""
     obs = np.zeros(SIZE, dtype=np.float32)
     n = game.num_players
-    solitaire = game.rules.jen_level is not None
+    rules = game.rules
+    solitaire = game.solitaire
     current = game.current_player
-    for k in range(n):
-        s = (seat + k) % n
-        base = k * SEAT_SIZE
-        hand = game.hands[s]
-        obs[base] = 1.0
-        obs[base + 1] = s == game.active_player
-        obs[base + 2] = s == current
-        obs[base + 3] = solitaire and s == JEN_SEAT
-        obs[base + 4] = game.coins[s] / 10
-        obs[base + 5] = game.bust_tokens[s] / 3
-        obs[base + 6] = hand_score(hand) / 40
-        obs[base + 7] = sum(hand) / 20
-        obs[base + 8 : base + SEAT_SIZE] = hand
-    obs[MARKET:TABLEAU] = game.market
+    order = [(seat + k) % n for k in range(n)]
+    seats = obs[: n * SEAT_SIZE].reshape(n, SEAT_SIZE)
+    hands = [game.hands[s] for s in order]
+    seats[:, _HAND] = hands
+    # present, active, to_act, jen, coins, bust_tokens, score, cards_held: SEAT_PIECES' order
+    seats[:, :_SEAT_SCALARS] = [
+        (1.0, s == game.active_player, s == current, solitaire and s == JEN_SEAT,
+         game.coins[s] / MAX_COINS, game.bust_tokens[s] / 3, hand_score(hand) / 40, sum(hand) / 20)
+        for s, hand in zip(order, hands)
+    ]
+    obs[MARKET : MARKET + C.NUM_NUMBER_CARDS] = game.market
     for card in game.tableau:
-        if card < C.NUM_NUMBER_CARDS:
-            obs[TABLEAU + card] += 1
-        else:
-            obs[TABLEAU_CURRENCY + card - C.FIRST_CURRENCY] += 1
-    obs[NET_TOTAL] = game.net_total / 10
-    obs[CURRENCY_TOTAL] = game.currency_total / 10
-    if game.deck:
-        obs[DECK:DECK_SIZE] = np.bincount(game.deck, minlength=C.NUM_CARD_TYPES)
-    obs[DECK_SIZE] = len(game.deck) / FULL_DECK
-    obs[PHASE + _PHASE_INDEX[game.phase]] = 1.0
+        obs[TABLEAU + card if card < C.NUM_NUMBER_CARDS else _CURRENCY_AT + card] += 1
+    obs[NET_TOTAL] = game.net_total / BUST_LIMIT
+    obs[CURRENCY_TOTAL] = game.currency_total / BUST_LIMIT
+    deck = game.deck
+    if deck:
+        obs[DECK : DECK + C.NUM_CARD_TYPES] = np.bincount(deck, minlength=C.NUM_CARD_TYPES)
+    obs[DECK_SIZE] = len(deck) / FULL_DECK
+    obs[_PHASE_INDEX[game.phase]] = 1.0
     if game.auction_card is not None:
-        obs[AUCTION_CARD + game.auction_card - C.NUM_NUMBER_CARDS] = 1.0
-        obs[HIGH_BID] = game.high_bid / game.rules.max_bid
+        obs[_AUCTION_AT + game.auction_card] = 1.0
+        obs[HIGH_BID] = game.high_bid / rules.max_bid
         if game.high_bidder is not None:
             obs[HIGH_BIDDER + (game.high_bidder - seat) % n] = 1.0
     if game.phase == "pay":
-        obs[PAY_REMAINING] = game.pay_remaining / max(game.rules.max_bid, 9)  # a buy costs up to 9
+        obs[PAY_REMAINING] = game.pay_remaining / max(rules.max_bid, 9)  # a buy costs up to 9
         obs[PAY_DUPLICATES_ONLY] = game.pay_duplicates_only
-    obs[DECK_EMPTY] = not game.deck
-    obs[PLAYER_COUNT + n - 2] = 1.0
-    obs[SOLITAIRE] = solitaire
-    obs[JEN_LEVEL] = (game.rules.jen_level or 0) / 10
-    obs[BUST_BUY] = game.rules.bust_buy
-    obs[MANUAL_PAYMENT] = game.rules.payment == "manual"
+    obs[DECK_EMPTY] = not deck
+    obs[PLAYER_COUNT + n - PLAYER_COUNTS[0]] = 1.0
+    if solitaire:
+        obs[SOLITAIRE] = 1.0
+        obs[JEN_LEVEL] = rules.jen_level / 10
+    obs[BUST_BUY] = rules.bust_buy
+    obs[MANUAL_PAYMENT] = rules.payment == "manual"
     return obs
 
 
@@ -164,7 +202,7 @@ def action_mask(game, seat: int) -> np.ndarray:
     """1 for each action ``seat`` may take now (all zeros when it is not their turn)."""
     mask = np.zeros(game.num_actions, dtype=np.int8)
     if game.current_player == seat:
-        mask[game.legal_actions()] = 1
+        mask[game._legal_now()] = 1
     return mask
 
 

@@ -13,6 +13,7 @@ import ten_env
 from ten_env import Game, Rules
 from ten_env import cards as C
 from ten_env import observation as O
+from ten_env.rules import PLAYER_COUNTS
 
 CONFIGS = [
     dict(num_players=2),
@@ -168,48 +169,79 @@ def test_margin_rewards_are_scaled_score_differences():
 
 
 def _check_observation(game: Game, seat: int):
-    """Every documented index of the observation against the snapshot."""
+    """Every piece of the observation (``O.PIECES``, ``O.SEAT_PIECES``) against the snapshot."""
     obs = O.encode(game, seat)
     snap = game.snapshot()
     n = snap["num_players"]
+    rules = snap["rules"]
     assert obs.shape == (O.SIZE,) and obs.dtype == np.float32
     low, high = O.space_bounds()
     assert np.all(obs >= low) and np.all(obs <= high)
+
+    def counts(names, universe):
+        return [names.count(name) for name in universe]
+
     for k in range(O.MAX_SEATS):
-        block = obs[k * O.SEAT_SIZE : (k + 1) * O.SEAT_SIZE]
+        block = obs[O.seat_block(k)]
         if k >= n:
             assert not block.any()
             continue
         s = (seat + k) % n
         player = snap["players"][s]
-        assert block[0] == 1
-        assert block[1] == (s == snap["active_player"])
-        assert block[2] == (s == snap["current_player"])
-        assert block[4] == pytest.approx(player["coins"] / 10)
-        assert block[5] == pytest.approx(player["bust_tokens"] / 3)
-        assert block[6] == pytest.approx(player["score"] / 40)
-        assert block[7] == pytest.approx(len(player["cards"]) / 20)
-        held = {C.NAMES[c]: int(block[8 + c]) for c in range(C.NUM_OWNABLE) if block[8 + c]}
-        assert held == {name: player["cards"].count(name) for name in set(player["cards"])}
-    market = {C.NAMES[c]: int(obs[O.MARKET + c]) for c in range(36) if obs[O.MARKET + c]}
-    assert market == {name: snap["market"].count(name) for name in set(snap["market"])}
-    tableau_numbers = [c for c in snap["tableau"] if not c.startswith("$")]
-    assert obs[O.TABLEAU : O.TABLEAU + 36].sum() == len(tableau_numbers)
-    assert obs[O.NET_TOTAL] == pytest.approx(snap["net_total"] / 10)
-    assert obs[O.CURRENCY_TOTAL] == pytest.approx(snap["currency_total"] / 10)
-    deck = {C.NAMES[c]: int(obs[O.DECK + c]) for c in range(C.NUM_CARD_TYPES) if obs[O.DECK + c]}
-    assert deck == snap["deck"]
-    assert obs[O.DECK_SIZE] == pytest.approx(snap["deck_size"] / 129)
+        seat_values = {
+            "present": [1],
+            "active": [s == snap["active_player"]],
+            "to_act": [s == snap["current_player"]],
+            "jen": [snap["jen_level"] is not None and s == 1],
+            "coins": [player["coins"] / 10],
+            "bust_tokens": [player["bust_tokens"] / 3],
+            "score": [player["score"] / 40],
+            "cards_held": [len(player["cards"]) / 20],
+            "hand": counts(player["cards"], C.NAMES[: C.NUM_OWNABLE]),
+        }
+        assert list(seat_values) == [name for name, *_ in O.SEAT_PIECES]
+        for name, size, *_ in O.SEAT_PIECES:
+            assert block[O.SEAT[name] : O.SEAT[name] + size] == pytest.approx([float(v) for v in seat_values[name]], abs=1e-6), name
+    auction = snap["auction"]
     phases = ["draw", "auction", "buy", "bust", "final_buy", "pay", "over"]
-    assert obs[O.PHASE : O.PHASE + 7].tolist() == [float(p == snap["phase"]) for p in phases]
-    if snap["auction"]:
-        wild = C.parse(snap["auction"]["card"])
-        assert obs[O.AUCTION_CARD + wild - 36] == 1
-        assert obs[O.HIGH_BID] == pytest.approx(snap["auction"]["high_bid"] / snap["rules"]["max_bid"])
-    else:
-        assert not obs[O.AUCTION_CARD : O.HIGH_BIDDER + 5].any()
-    assert obs[O.PLAYER_COUNT + n - 2] == 1
-    assert obs[O.SOLITAIRE] == (snap["jen_level"] is not None)
+    wilds = C.NAMES[C.NUM_NUMBER_CARDS : C.FIRST_CURRENCY]
+    high_bidder = [0] * O.MAX_SEATS
+    if auction and auction["high_bidder"] is not None:
+        high_bidder[(auction["high_bidder"] - seat) % n] = 1
+    paying = snap["payment"]
+    values = {
+        "market": counts(snap["market"], C.NAMES[: C.NUM_NUMBER_CARDS]),
+        "tableau": counts(snap["tableau"], C.NAMES[: C.NUM_NUMBER_CARDS]),
+        "tableau_currency": counts(snap["tableau"], C.NAMES[C.FIRST_CURRENCY :]),
+        "net_total": [snap["net_total"] / 10],
+        "currency_total": [snap["currency_total"] / 10],
+        "deck": [snap["deck"].get(name, 0) for name in C.NAMES],
+        "deck_size": [snap["deck_size"] / O.FULL_DECK],
+        "phase": [p == snap["phase"] for p in phases],
+        "auction_card": [bool(auction) and auction["card"] == w for w in wilds],
+        "high_bid": [auction["high_bid"] / rules["max_bid"] if auction else 0],
+        "high_bidder": high_bidder,
+        "pay_remaining": [paying["remaining"] / max(rules["max_bid"], 9) if paying else 0],
+        "pay_duplicates_only": [bool(paying) and paying["duplicates_only"]],
+        "deck_empty": [snap["deck_size"] == 0],
+        "player_count": [n == count for count in PLAYER_COUNTS],
+        "solitaire": [snap["jen_level"] is not None],
+        "jen_level": [(snap["jen_level"] or 0) / 10],
+        "bust_buy": [rules["bust_buy"]],
+        "manual_payment": [rules["payment"] == "manual"],
+    }
+    assert list(values) == [name for name, *_ in O.PIECES][1:]  # every piece but the seat blocks
+    for name in values:
+        assert obs[O.piece(name)] == pytest.approx([float(v) for v in values[name]], abs=1e-6), name
+
+
+def test_observation_pieces_tile_the_vector():
+    ends = [O.piece(name) for name, *_ in O.PIECES]
+    assert ends[0].start == 0 and ends[-1].stop == O.SIZE
+    assert all(a.stop == b.start for a, b in zip(ends, ends[1:]))
+    assert O.piece("seats") == slice(0, O.MAX_SEATS * O.SEAT_SIZE)
+    for name, *_ in O.PIECES:
+        assert f"{O.OFFSET[name]} " in O.__doc__ or name == "seats"  # the docstring table is generated
 
 
 @pytest.mark.parametrize("kwargs", CONFIGS[:5] + CONFIGS[6:7])
