@@ -108,6 +108,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import gymnasium
+import operator
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -130,10 +132,44 @@ IGNORED_RESET_OPTIONS = ("options",)
 def env(**kwargs):
     """The TEN AEC environment with PettingZoo's standard classic-game wrappers."""
     wrapped = raw_env(**kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    wrapped = _TerminateIllegal(wrapped, illegal_reward=-1)
+    wrapped = _AssertOutOfBounds(wrapped)
+    wrapped = _OrderEnforcing(wrapped)
     return wrapped
+
+
+# The attributes read at every step. PettingZoo's wrappers forward attributes from
+# ``__getattr__``, which Python reaches only after a failed lookup: through three
+# wrappers that is a good part of a step. The subclasses below forward these few
+# through properties instead; everything else, errors included, is PettingZoo's.
+_PER_STEP = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos",
+             "_cumulative_rewards")
+# What OrderEnforcingWrapper refuses to read before reset().
+_BEFORE_RESET = {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents"}
+
+
+def _forwarded(name: str, guarded: bool) -> property:
+    read = operator.attrgetter("env." + name)
+    if not guarded:
+        return property(read)
+
+    def get(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return read(self)
+
+    return property(get)
+
+
+def _forwarding(wrapper: type, guarded: bool = False) -> type:
+    namespace = {name: _forwarded(name, guarded and name in _BEFORE_RESET) for name in _PER_STEP}
+    namespace["__doc__"] = wrapper.__doc__
+    return type(wrapper.__name__, (wrapper,), namespace)
+
+
+_TerminateIllegal = _forwarding(wrappers.TerminateIllegalWrapper)
+_AssertOutOfBounds = _forwarding(wrappers.AssertOutOfBoundsWrapper)
+_OrderEnforcing = _forwarding(wrappers.OrderEnforcingWrapper, guarded=True)
 
 
 def check_kwargs(kwargs: dict, extra: tuple[str, ...] = ()) -> None:

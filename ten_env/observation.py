@@ -17,6 +17,8 @@ within a seat block. The tables are generated from the declarations:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from . import cards as C
@@ -153,6 +155,12 @@ _CURRENCY_AT = OFFSET["tableau_currency"] - C.FIRST_CURRENCY
 _AUCTION_AT = OFFSET["auction_card"] - C.NUM_NUMBER_CARDS
 
 
+@lru_cache(maxsize=65536)
+def _seat_cards(hand: tuple) -> tuple[np.ndarray, float, float]:
+    """A hand's piece of a seat block, its scaled score and card count (hands repeat a lot)."""
+    return np.array(hand, dtype=np.float32), hand_score(hand) / 40, sum(hand) / 20
+
+
 def encode(game, seat: int) -> np.ndarray:
     """The observation of ``seat`` (a float32 vector of length ``SIZE``)."""
     obs = np.zeros(SIZE, dtype=np.float32)
@@ -160,16 +168,17 @@ def encode(game, seat: int) -> np.ndarray:
     rules = game.rules
     solitaire = game.solitaire
     current = game.current_player
-    order = [(seat + k) % n for k in range(n)]
     seats = obs[: n * SEAT_SIZE].reshape(n, SEAT_SIZE)
-    hands = [game.hands[s] for s in order]
-    seats[:, _HAND] = hands
-    # present, active, to_act, jen, coins, bust_tokens, score, cards_held: SEAT_PIECES' order
-    seats[:, :_SEAT_SCALARS] = [
-        (1.0, s == game.active_player, s == current, solitaire and s == JEN_SEAT,
-         game.coins[s] / MAX_COINS, game.bust_tokens[s] / 3, hand_score(hand) / 40, sum(hand) / 20)
-        for s, hand in zip(order, hands)
-    ]
+    active, coins, tokens = game.active_player, game.coins, game.bust_tokens
+    jen = JEN_SEAT if solitaire else -1
+    for k in range(n):
+        s = (seat + k) % n
+        row, score, held = _seat_cards(tuple(game.hands[s]))
+        block = seats[k]
+        block[_HAND] = row
+        # present, active, to_act, jen, coins, bust_tokens, score, cards_held: SEAT_PIECES' order
+        block[:_SEAT_SCALARS] = (1.0, s == active, s == current, s == jen, coins[s] / MAX_COINS,
+                                 tokens[s] / 3, score, held)
     obs[MARKET : MARKET + C.NUM_NUMBER_CARDS] = game.market
     for card in game.tableau:
         obs[TABLEAU + card if card < C.NUM_NUMBER_CARDS else _CURRENCY_AT + card] += 1
