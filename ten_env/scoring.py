@@ -91,6 +91,15 @@ def _shared_best(masks, free, numbered, supers):
     if supers > 1:
         return _arrange(masks, free, numbered, supers)
     k = len(items)
+    if k + supers == 1:  # one item: it goes where it adds most
+        bit = items[0] if k else 0
+        rows = [_BEST_RUN[min(f + supers, 9)] for f in free]
+        base = [_BEST_RUN[min(f, 9)][m | g] for m, g, f in zip(masks, given, free)]
+        gains = [row[m | g | bit] - b for row, m, g, b in zip(rows, masks, given, base)]
+        where = gains.index(max(gains))
+        return sum(base) + gains[where], tuple(
+            (g | (bit if c == where else 0), supers if c == where else 0) for c, g in enumerate(given)
+        )
     size = 1 << (k + supers)
     super_item = size >> 1 if supers else 0
     covers = [0] * size  # numbers covered by each subset of items
