@@ -31,6 +31,22 @@ class Results:
     def mean_margins(self) -> list[float]:
         return [m / self.games for m in self.margins] if self.games else []
 
+    def merge(self, other: "Results") -> "Results":
+        """Both tallies together, as a new ``Results`` (neither is changed).
+
+        The tallies one ``play_games`` run over the games of both would give, for the
+        same agents in the same order; ``Results()`` (nothing played yet) merges as nothing.
+        """
+        parts = [r for r in (self, other) if r.games or r.wins]
+        if len(parts) == 2 and len(self.wins) != len(other.wins):
+            raise ValueError(f"cannot merge the results of {len(self.wins)} and {len(other.wins)} agents")
+
+        def total(name: str) -> list:
+            return [sum(values) for values in zip(*(getattr(r, name) for r in parts))]
+
+        return Results(sum(r.games for r in parts), total("wins"), total("shared_wins"),
+                       total("total_scores"), total("margins"))
+
 
 def play_game(game: Game, players: list) -> None:
     """Play ``game`` to the end; ``players[seat]`` is a policy (callable or agent)."""

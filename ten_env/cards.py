@@ -20,8 +20,6 @@ public action table (``buy_*``/``pay_*``), so they never change.
 from __future__ import annotations
 
 COLOURS = "BGOP"
-COLOUR_NAMES = ("blue", "green", "orange", "pink")
-NUMBERS = range(1, 10)
 
 NUM_NUMBER_CARDS = 36  # ids 0-35: colour * 9 + (number - 1)
 FIRST_NUMBERED_WILD = 36  # W1..W9

@@ -14,7 +14,7 @@ import pytest
 
 from models import save_model_for_other_observations
 
-from agents import HeuristicAgent, play_games
+from agents import HeuristicAgent, Results, play_games
 from agents.registry import make_agent
 from agents.tournament import play_game
 from ten_env import Game, Rules
@@ -386,9 +386,12 @@ def test_merged_results_are_those_of_one_long_run():
     first = play_games(agents, Rules(num_players=2), n=6, seed=10)
     second = play_games(agents, Rules(num_players=2), n=4, seed=16)
     before = (first.games, list(first.wins), second.games, list(second.wins))
-    merged = runner.merge_results(first, second)
+    merged = first.merge(second)
     assert merged == play_games(agents, Rules(num_players=2), n=10, seed=10)
     assert (first.games, first.wins, second.games, second.wins) == before  # neither is changed
+    assert Results().merge(first) == first == first.merge(Results())
+    with pytest.raises(ValueError, match="cannot merge the results of 2 and 3 agents"):
+        first.merge(play_games(agents + [make_agent("random")], Rules(num_players=3), n=1, seed=0))
 
 
 def _recording_make_agent(monkeypatch):

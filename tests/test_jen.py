@@ -8,30 +8,21 @@ import random
 
 import pytest
 
-from ten_env import Game, Rules
+import stacked
+from stacked import legal, play, player
 
 
 def new_game(deck, level=10, **rules):
     """A solitaire game at JEN level ``level`` on a stacked deck (top card first)."""
-    return Game(Rules(jen_level=level, **rules), deck=list(deck))
-
-
-def play(game, *actions):
-    for action in actions:
-        game.act(action)
-    return game
+    return stacked.new_game(deck, jen_level=level, **rules)
 
 
 def jen(game):
-    return game.snapshot()["players"][1]
+    return player(game, 1)
 
 
 def person(game):
-    return game.snapshot()["players"][0]
-
-
-def legal(game):
-    return game.legal_action_names()
+    return player(game, 0)
 
 
 def jen_moves(game):

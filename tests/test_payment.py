@@ -7,10 +7,8 @@ incoming card already in hand. Manual payment: the payer picks each coin, token
 or card until the price is met.
 """
 
-import pytest
 
 from stacked import legal, new_game, play, player
-from ten_env import Game, Rules, score
 
 
 # ---------------------------------------------------------------- automatic payment

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from stacked import legal, new_game, play, player
-from ten_env import Game, Rules, score
+from ten_env import score
 from ten_env import cards as C
 
 

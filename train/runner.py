@@ -101,18 +101,6 @@ def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool 
     return tasks
 
 
-def merge_results(total: Results, part: Results) -> Results:
-    """Both tallies together, as a new :class:`agents.Results`: ``Results.merge`` where it exists."""
-    if hasattr(Results, "merge"):
-        return total.merge(part)
-
-    def add(a: list, b: list) -> list:  # until agents.Results has merge
-        return [x + y for x, y in zip(a, b)]
-
-    return Results(total.games + part.games, add(total.wins, part.wins), add(total.shared_wins, part.shared_wins),
-                   add(total.total_scores, part.total_scores), add(total.margins, part.margins))
-
-
 def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progress: bool = False,
                   cache: dict | None = None, trust: bool = False) -> list[Results]:
     """The results of ``games`` games of each matchup, game ``i`` on deck seed ``seed + i``.
@@ -135,7 +123,7 @@ def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progr
             bar = None
 
     def done(index: int, part: Results):
-        totals[index] = part if totals[index] is None else merge_results(totals[index], part)
+        totals[index] = part if totals[index] is None else totals[index].merge(part)
         if bar is not None:
             bar.update(part.games)
 
