@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from stacked import legal, new_game, play, player
-from ten_env import score
+from ten_env import Game, Rules, score
 from ten_env import cards as C
 
 
@@ -604,13 +604,38 @@ def test_bust_buy_variant_on_currency():
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_seat_0_starts(num_players):
-    """Seat 0 always takes the first turn; play then goes round in seat order."""
+    """Seat 0 takes the first turn unless told otherwise; play then goes round in seat order."""
     game = new_game(["B1", "G1", "O1", "P1", "B2", "G2"], num_players=num_players)
     snap = game.snapshot()
     assert snap["active_player"] == 0 and snap["current_player"] == 0 and snap["turn"] == 1
     assert game.history[0][0] == 0 and snap["tableau"] == ["B1"]
     game.act("stop_numbers")
     assert game.snapshot()["active_player"] == 1 and game.snapshot()["turn"] == 2
+
+
+@pytest.mark.parametrize("num_players, start", [(2, 1), (3, 2), (5, 4), (4, 1)])
+def test_the_chosen_seat_starts(num_players, start):
+    """``start`` picks the first player; the turn then passes to the left, round the table."""
+    game = Game(Rules(num_players=num_players), deck=["B1", "G1", "O1", "P1", "B2", "G2"], start=start)
+    assert game.snapshot()["active_player"] == start == game.current_player
+    assert game.history[0][0] == start and game.snapshot()["tableau"] == ["B1"]
+    game.act("stop_numbers")
+    assert game.snapshot()["active_player"] == (start + 1) % num_players
+    # the auction after a wildcard starts left of the active player, so it follows the start too
+    game = Game(Rules(num_players=num_players), deck=["W1", "B1", "G1"], start=start)
+    assert game.snapshot()["phase"] == "auction" and game.current_player == (start + 1) % num_players
+
+
+@pytest.mark.parametrize("start", [-1, 5, 1.0, True, "0", None])
+def test_a_bad_start_is_refused(start):
+    with pytest.raises(ValueError, match=r"start must be a seat from 0 to 4, got"):
+        Game(Rules(num_players=5), seed=0, start=start)
+
+
+def test_the_person_starts_the_solitaire_game():
+    with pytest.raises(ValueError, match=r"start must be 0 in the solitaire game \(the person starts\), got 1"):
+        Game(Rules(jen_level=5), seed=0, start=1)
+    assert Game(Rules(jen_level=5), seed=0, start=0).current_player == 0
 
 
 def test_forced_moves_are_recorded():
