@@ -308,6 +308,69 @@ def _used(masks, free, numbered, supers) -> tuple[int, ...]:
     return tuple(used)
 
 
+def _placement_of_items(masks, free, numbered, supers):
+    """:func:`_arrange`'s pick when each numbered wildcard has one copy and there is at most one super.
+
+    :func:`_arrange` tries, colour by colour, the subsets of the wildcards still
+    free in decreasing order and then the supers in increasing order, keeping
+    the first that reaches the best total of this colour and those after it. The
+    same pick is found here with tables of those best totals built colour by
+    colour from the last, instead of a memoised recursion.
+    """
+    items = [n for n in range(9) if numbered[n]]
+    k = len(items)
+    size = 1 << k
+    bits = [0] * size
+    for subset in range(1, size):
+        low = subset & -subset
+        bits[subset] = bits[subset ^ low] | 1 << items[low.bit_length() - 1]
+    useful = [sum(1 << i for i, n in enumerate(items) if not mask >> n & 1) for mask in masks]
+    rows = [[_BEST_RUN[min(f + s, 9)] for s in range(supers + 1)] for f in free]
+    # after[c][left][sup]: best total of colours c..3 with the wildcards `left` and `sup` supers
+    last, use3 = rows[3], useful[3]
+    after = {3: [[last[sup][masks[3] | bits[use3 & left]] for sup in range(supers + 1)] for left in range(size)]}
+    for colour in (2, 1):
+        mine, mask, use, later = rows[colour], masks[colour], useful[colour], after[colour + 1]
+        table = []
+        for left in range(size):
+            cand = use & left
+            tops = []
+            for sup in range(supers + 1):
+                top, sub = -1, cand
+                while True:
+                    covered, rest = mask | bits[sub], later[left & ~sub]
+                    for t in range(sup + 1):
+                        total = mine[t][covered] + rest[sup - t]
+                        if total > top:
+                            top = total
+                    if not sub:
+                        break
+                    sub = (sub - 1) & cand
+                tops.append(top)
+            table.append(tops)
+        after[colour] = table
+    placed, left, sup = [], size - 1, supers
+    for colour in range(3):
+        mine, mask, later = rows[colour], masks[colour], after[colour + 1]
+        cand = useful[colour] & left
+        top, choice, sub = -1, None, cand
+        while True:
+            covered, rest = mask | bits[sub], later[left & ~sub]
+            for t in range(sup + 1):
+                total = mine[t][covered] + rest[sup - t]
+                if total > top:
+                    top, choice = total, (sub, t)
+            if not sub:
+                break
+            sub = (sub - 1) & cand
+        sub, t = choice
+        placed.append((bits[sub], t))
+        left &= ~sub
+        sup -= t
+    placed.append((bits[useful[3] & left], sup))
+    return tuple(placed)
+
+
 def _placement(masks, free, numbered, supers):
     """Per colour, the (numbered-wild bits, super count) of the arrangement :func:`_arrange` picks.
 
@@ -317,7 +380,9 @@ def _placement(masks, free, numbered, supers):
     search picks too.
     """
     if any(numbered):
-        return _arrange(masks, free, numbered, supers)[1]
+        if supers > 1 or max(numbered) > 1:
+            return _arrange(masks, free, numbered, supers)[1]
+        return _placement_of_items(masks, free, numbered, supers)
     if not supers:
         return ((0, 0),) * 4
     rows = [[_BEST_RUN[min(f + s, 9)][m] for s in range(supers + 1)] for m, f in zip(masks, free)]
