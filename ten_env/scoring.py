@@ -100,18 +100,24 @@ def _shared_best(masks, free, numbered, supers):
         return sum(base) + gains[where], tuple(
             (g | (bit if c == where else 0), supers if c == where else 0) for c, g in enumerate(given)
         )
-    size = 1 << (k + supers)
-    super_item = size >> 1 if supers else 0
-    covers = [0] * size  # numbers covered by each subset of items
-    for subset in range(1, size):
+    numbered_size = 1 << k
+    size = numbered_size << supers  # the super, if any, is the highest item
+    super_item = numbered_size if supers else 0
+    covers = [0] * numbered_size  # numbers covered by each subset of numbered wildcards
+    for subset in range(1, numbered_size):
         low = subset & -subset
-        index = low.bit_length() - 1
-        covers[subset] = covers[subset ^ low] | (items[index] if index < k else 0)
+        covers[subset] = covers[subset ^ low] | items[low.bit_length() - 1]
     # value[colour][subset]: that colour's best run with those items given to it
-    value = [
-        [_BEST_RUN[min(f + (subset & super_item > 0), 9)][mask | extra | covers[subset]] for subset in range(size)]
-        for mask, extra, f in zip(masks, given, free)
-    ]
+    value = []
+    for mask, extra, f in zip(masks, given, free):
+        held = mask | extra
+        row = _BEST_RUN[min(f, 9)]
+        mine = [row[held | cover] for cover in covers]
+        if supers:
+            row = _BEST_RUN[min(f + 1, 9)]
+            mine += [row[held | cover] for cover in covers]
+        value.append(mine)
+    covers = covers * 2 if supers else covers
     # upto[c][have]: best total of colours 0..c sharing the items in `have`
     upto = [value[0]]
     for colour in (1, 2):
