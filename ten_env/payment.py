@@ -72,30 +72,41 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     use_coins = min(coins, max(0, due - BUST_TOKEN_VALUE * use_tokens))
     due -= use_coins + BUST_TOKEN_VALUE * use_tokens
     keep = 1 if duplicates_only else 0
+    spendable = {}  # the cards that may go: never the incoming card, nor a last copy when keeping one
+    for card in held:
+        k = hand[card] - (card == incoming) - keep
+        if k > 0:
+            spendable[card] = k
+    left, cards = sum(spendable.values()), sum(hand)
     while due > 0:
-        spendable = {c: hand[c] - (c == incoming) - keep for c in held}
-        spendable = {c: k for c, k in spendable.items() if k > 0}
-        if due >= sum(spendable.values()):  # every card that may go goes: nothing to choose
+        if due >= left:  # every card that may go goes: nothing to choose
             for card, k in spendable.items():
                 spent += [card] * k
             break
-        if sum(hand) <= 9 and score_counts(hand) == sum(hand):
-            spares = []  # every card of a small hand scores: every best arrangement uses them all
+        if cards <= 9 and score_counts(hand) == cards:
+            # Every card of a small hand scores, so every best arrangement uses them all.
+            chosen = [least_loss(hand, spendable, before=cards)]
         else:
             used = used_in_best(hand)  # stays a best arrangement while only unused cards go
             spares = [c for c, k in spendable.items() for _ in range(min(k, hand[c] - used[c]))]
-        for card in spares[:due] or [least_loss(hand, spendable)]:
+            chosen = spares[:due] or [least_loss(hand, spendable)]
+        for card in chosen:
             spent.append(card)
             hand[card] -= 1
+            spendable[card] -= 1
+            if not spendable[card]:
+                del spendable[card]
             due -= 1
+            left -= 1
+            cards -= 1
     return Payment(use_coins, use_tokens, tuple(spent))
 
 
-def least_loss(hand, spendable) -> int:
+def least_loss(hand, spendable, before: int | None = None) -> int:
     """The card (lowest id among equals) whose loss lowers the score of ``hand`` the least.
 
     ``spendable`` holds the cards that may go: counts per card id, as a list or
-    a ``{card: count}`` mapping.
+    a ``{card: count}`` mapping. ``before``, if known, is the hand's score.
     """
     if not isinstance(spendable, dict):
         spendable = dict(enumerate(spendable))
@@ -103,7 +114,8 @@ def least_loss(hand, spendable) -> int:
     hand = list(hand)
     if not any(hand[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]) and not hand[C.SUPER_WILD]:
         return _least_loss_by_colour(hand, candidates)
-    before = score_counts(hand)
+    if before is None:
+        before = score_counts(hand)
     # With every card of a hand of at most 9 in the run (no complete colour), each
     # loss is at least 1: fewer than 9 cards never score more than their number. Then
     # the first card that a best arrangement can lose for exactly 1 is the answer.
