@@ -149,16 +149,27 @@ def space_bounds() -> tuple[np.ndarray, np.ndarray]:
 
 
 _PHASE_INDEX = {phase: OFFSET["phase"] + i for i, phase in enumerate(PHASES)}
-_SEAT_SCALARS = SEAT["hand"]  # the flags and amounts before the hand, written as one row
 _HAND = slice(SEAT["hand"], SEAT_SIZE)
 _CURRENCY_AT = OFFSET["tableau_currency"] - C.FIRST_CURRENCY
 _AUCTION_AT = OFFSET["auction_card"] - C.NUM_NUMBER_CARDS
 
 
 @lru_cache(maxsize=65536)
-def _seat_cards(hand: tuple) -> tuple[np.ndarray, float, float]:
-    """A hand's piece of a seat block, its scaled score and card count (hands repeat a lot)."""
-    return np.array(hand, dtype=np.float32), hand_score(hand) / 40, sum(hand) / 20
+def _seat_row(hand: tuple) -> np.ndarray:
+    """A seat block with what depends on the hand alone filled in (hands repeat a lot)."""
+    row = np.zeros(SEAT_SIZE, dtype=np.float32)
+    row[SEAT["present"]] = 1.0
+    row[SEAT["score"]] = hand_score(hand) / 40
+    row[SEAT["cards_held"]] = sum(hand) / 20
+    row[_HAND] = hand
+    return row
+
+
+# The seat-block entries that change without the hand changing, for each player count.
+_PER_TURN = ("active", "to_act", "jen", "coins", "bust_tokens")
+_PER_TURN_AT = {
+    n: np.array([k * SEAT_SIZE + SEAT[name] for k in range(n) for name in _PER_TURN]) for n in PLAYER_COUNTS
+}
 
 
 def encode(game, seat: int) -> np.ndarray:
@@ -168,17 +179,14 @@ def encode(game, seat: int) -> np.ndarray:
     rules = game.rules
     solitaire = game.solitaire
     current = game.current_player
-    seats = obs[: n * SEAT_SIZE].reshape(n, SEAT_SIZE)
-    active, coins, tokens = game.active_player, game.coins, game.bust_tokens
-    jen = JEN_SEAT if solitaire else -1
-    for k in range(n):
-        s = (seat + k) % n
-        row, score, held = _seat_cards(tuple(game.hands[s]))
-        block = seats[k]
-        block[_HAND] = row
-        # present, active, to_act, jen, coins, bust_tokens, score, cards_held: SEAT_PIECES' order
-        block[:_SEAT_SCALARS] = (1.0, s == active, s == current, s == jen, coins[s] / MAX_COINS,
-                                 tokens[s] / 3, score, held)
+    order = [(seat + k) % n for k in range(n)]
+    hands, coins, tokens = game.hands, game.coins, game.bust_tokens
+    np.concatenate([_seat_row(tuple(hands[s])) for s in order], out=obs[: n * SEAT_SIZE])
+    active, jen = game.active_player, JEN_SEAT if solitaire else -1
+    per_turn = []
+    for s in order:  # in _PER_TURN's order
+        per_turn += (s == active, s == current, s == jen, coins[s] / MAX_COINS, tokens[s] / 3)
+    obs[_PER_TURN_AT[n]] = per_turn
     obs[MARKET : MARKET + C.NUM_NUMBER_CARDS] = game.market
     for card in game.tableau:
         obs[TABLEAU + card if card < C.NUM_NUMBER_CARDS else _CURRENCY_AT + card] += 1
