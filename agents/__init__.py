@@ -6,6 +6,9 @@
 - :class:`PolicyAgent`: a trained MaskablePPO model (needs the ``train`` extra), loaded
   without unpickling anything (:mod:`agents.safe_load`; ``trust=True`` for files that
   only unpickling can load).
+- :class:`SearchAgent`: Monte Carlo tree search with chance nodes over what a player sees
+  (rollouts, or a trained model's value and policy); :class:`OracleAgent`, the same
+  search on the true deck order (it cheats: a ceiling, not a player).
 - :func:`play_games`: seeded games between agents, seats rotated.
 """
 
@@ -14,6 +17,8 @@ from .heuristic import HeuristicAgent
 from .jen import JenAgent
 from .policy import PolicyAgent
 from .random_agent import RandomAgent
+from .search import OracleAgent, SearchAgent
 from .tournament import Results, play_games
 
-__all__ = ["Agent", "RandomAgent", "JenAgent", "HeuristicAgent", "PolicyAgent", "play_games", "Results"]
+__all__ = ["Agent", "RandomAgent", "JenAgent", "HeuristicAgent", "PolicyAgent", "SearchAgent", "OracleAgent",
+           "play_games", "Results"]

@@ -95,3 +95,19 @@ class PolicyAgent(Agent):
             )
         action, _ = self.model.predict(observation["observation"], action_masks=mask, deterministic=True)
         return int(action)
+
+    def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Masked action probabilities and state values for a batch, in one forward pass.
+
+        ``observations``: shape (batch, observation size); ``masks``: (batch, actions), bool.
+        The values are the network's estimate of the game's reward for the observing seat.
+        """
+        import torch
+
+        policy = getattr(self.model, "policy", self.model)  # a trusted load gives the whole model
+        with torch.no_grad():
+            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=policy.device)
+            distribution = policy.get_distribution(obs, action_masks=np.asarray(masks, dtype=bool))
+            probs = distribution.distribution.probs.cpu().numpy()
+            values = policy.predict_values(obs).cpu().numpy()[:, 0]
+        return probs, values

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ten_env.rules import JEN_LEVELS
+
 from .heuristic import HeuristicAgent
 from .jen import JenAgent
 from .policy import PRETRAINED_DIR, PolicyAgent
 from .random_agent import RandomAgent
+from .search import DEFAULT_BUDGET, OracleAgent, SearchAgent
 
-NAMES_HELP = "random, heuristic, jen:4 .. jen:10, a pretrained model name, or a model .zip path"
+NAMES_HELP = ("random, heuristic, jen:4 .. jen:10, search, search:<budget>, search:<model>:<budget>, "
+              "oracle[:<model>][:<budget>] (cheats: sees the deck order), a pretrained model name, "
+              "or a model .zip path")
 
 
 def make_agent(spec: str, seed: int | None = None, trust: bool = False):
@@ -28,11 +33,37 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
         return HeuristicAgent()
     if spec == "jen" or spec.startswith("jen:"):
         level = spec.partition(":")[2]
-        if not level.isdigit() or int(level) not in range(4, 11):
-            raise ValueError(f"agent {spec!r}: JEN needs a level from 4 to 10, as in jen:7")
+        if not level.isdigit() or int(level) not in JEN_LEVELS:
+            raise ValueError(f"agent {spec!r}: JEN needs a level from {JEN_LEVELS[0]} to {JEN_LEVELS[-1]}, "
+                             f"as in jen:7")
         return JenAgent(int(level))
+    kind = spec.partition(":")[0]
+    if kind in ("search", "oracle"):
+        return _search_agent(spec, kind, seed, trust)
     if (PRETRAINED_DIR / f"{spec}.zip").is_file():
         return PolicyAgent.pretrained(spec, trust=trust)
     if spec.endswith(".zip") or Path(spec).exists():
         return PolicyAgent(spec, trust=trust)
     raise ValueError(f"unknown agent {spec!r}; use {NAMES_HELP}")
+
+
+def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
+    """``search``, ``search:<budget>``, ``search:<model>:<budget>``, ``search:<model>`` (and ``oracle...``)."""
+    parts = spec.split(":")[1:]
+    usage = f"{kind}, {kind}:<budget>, {kind}:<model>:<budget> or {kind}:<model> (e.g. {kind}:ppo-jen:200)"
+    if len(parts) > 2 or any(not p.strip() for p in parts):
+        raise ValueError(f"agent {spec!r}: write {usage}")
+    budget, model = DEFAULT_BUDGET, None
+    if parts and parts[-1].strip().isdigit():
+        budget = int(parts.pop())
+        if budget < 1:
+            raise ValueError(f"agent {spec!r}: the budget is simulations per decision, at least 1")
+    if parts:
+        try:
+            model = make_agent(parts[0].strip(), seed=seed, trust=trust)
+        except ValueError as exc:
+            raise ValueError(f"agent {spec!r}: its model: {exc}") from None
+        if not isinstance(model, PolicyAgent):
+            raise ValueError(f"agent {spec!r}: {parts[0]!r} is not a trained model; write {usage}")
+    agent_class = OracleAgent if kind == "oracle" else SearchAgent
+    return agent_class(budget=budget, model=model, seed=seed)

@@ -49,12 +49,20 @@ class Results:
 
 
 def play_game(game: Game, players: list) -> None:
-    """Play ``game`` to the end; ``players[seat]`` is a policy (callable or agent)."""
+    """Play ``game`` to the end; ``players[seat]`` is a policy (callable or agent).
+
+    Each sees what a PettingZoo agent sees; an agent whose ``sees_deck_order`` is true
+    (:class:`agents.OracleAgent`, which cheats on purpose) also gets the game itself
+    as ``info["game"]``.
+    """
     while not game.is_over:
         seat = game.current_player
         player = players[seat]
         act = player.act if hasattr(player, "act") else player
-        game.act(act(*O.agent_view(game, seat)))
+        observation, info = O.agent_view(game, seat)
+        if getattr(player, "sees_deck_order", False):
+            info["game"] = game
+        game.act(act(observation, info))
 
 
 def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int = 0) -> Results:

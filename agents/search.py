@@ -1,0 +1,330 @@
+"""``SearchAgent``: Monte Carlo tree search with chance nodes, seeing only what a player sees.
+
+Each decision grows a tree over the agent's own choices. Between two of its
+decisions the game moves on by chance (the cards drawn) and by the other seats
+(JEN, played by the engine in the solitaire game; in a normal game the other
+seats' models, by default the fast rollout policy below); the tree keeps one
+child per outcome it has met, keyed by the cards drawn and the moves made. So a
+decision in the tree depends only on what the agent would have seen by then:
+the draws are chance events, not a deck order known in advance.
+
+Every simulation starts from a game rebuilt from the public snapshot
+(:meth:`ten_env.Game.from_snapshot`) with the deck reshuffled by the agent's
+own random generator: a fresh sample of what the deck may hold in what order,
+and drawing from it card by card is drawing from the chance distribution the
+player knows (:meth:`ten_env.Game.chance_outcomes`). The true order never
+reaches the agent, so two games with the same public state get the same
+decision from the same seed.
+
+Leaves are valued by a rollout to the end of the game with a fast policy
+(draw while the chance of busting is at most 30%, take the numbers, buy a card
+that scores, bid the minimum for a wildcard that scores) or, given a trained
+model (:class:`agents.PolicyAgent`), by its value, with its policy as the prior
+of each decision (PUCT); the network's evaluations are batched, simulations
+being run in groups with a virtual loss. A game's value to the agent is its
+result (+1 a sole win, -1 a loss, 0 a shared win) plus its score margin / 20,
+both halved, so that among equally likely wins the search prefers the wider.
+
+:class:`OracleAgent` runs the same search on the true deck order: it cheats,
+and serves only to show how far any agent could get.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from ten_env import Game
+from ten_env import cards as C
+from ten_env import observation as O
+from ten_env.actions import (
+    BID_BASE,
+    DRAW,
+    FIRST_BUY,
+    FIRST_PAY_CARD,
+    PASS,
+    PAY_BUST,
+    PAY_COIN,
+    STOP_CURRENCY,
+    STOP_NUMBERS,
+)
+from ten_env.game import BUST_LIMIT, score_margin
+from ten_env.scoring import hand_score
+
+from .base import Agent, snapshot_of
+
+DEFAULT_BUDGET = 100  # simulations per decision
+EXPLORATION = 0.7  # UCB's constant, for values in [-1, 1]
+BUST_ODDS = 0.3  # the rollout policy draws while the chance of busting is at most this
+BATCH = 8  # simulations whose leaves a network values in one forward pass
+
+
+def outcome_value(game: Game, seat: int) -> float:
+    """What a finished game is worth to ``seat``: (result + margin / 20) / 2, in [-1, 1]."""
+    winners = game.winners()
+    result = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+    margin = max(-1.0, min(1.0, score_margin(game.scores(), seat) / 20))
+    return (result + margin) / 2
+
+
+# ---------------------------------------------------------------- the rollout policy
+
+
+def rollout_action(game: Game) -> int:
+    """A fast, sensible action for whoever is to act (reads the deck's contents, never its order)."""
+    legal = game._legal_now()
+    if len(legal) == 1:
+        return legal[0]
+    phase = game.phase
+    seat = game.decider
+    if phase == "draw":
+        if DRAW in legal and _bust_chance(game) <= BUST_ODDS:
+            return DRAW
+        numbers = game.net_total + game.currency_total  # the number cards' total
+        if STOP_NUMBERS in legal and (numbers >= game.currency_total or STOP_CURRENCY not in legal):
+            return STOP_NUMBERS
+        return STOP_CURRENCY if STOP_CURRENCY in legal else legal[0]
+    if phase == "auction":
+        bids = [a for a in legal if a > BID_BASE]
+        if bids and bids[0] - BID_BASE <= 3 and _gain(game.hands[seat], game.auction_card) > 0:
+            return bids[0]
+        return PASS
+    if phase == "pay":
+        for choice in (PAY_COIN, PAY_BUST):
+            if choice in legal:
+                return choice
+        return next(a for a in legal if a >= FIRST_PAY_CARD)
+    # buy, bust, final_buy: the cheapest card that adds to the score, if the coins cover it
+    hand, coins = game.hands[seat], game.coins[seat]
+    best, best_gain = PASS, 0
+    for action in legal:
+        card = action - FIRST_BUY
+        if action != PASS and C.number(card) <= coins:
+            gain = _gain(hand, card)
+            if gain > best_gain:
+                best, best_gain = action, gain
+    return best
+
+
+def _bust_chance(game: Game) -> float:
+    """The chance that the next card busts the active player, from the deck's contents."""
+    unseen = game.deck
+    if not unseen:
+        return 1.0
+    net, currency = game.net_total, game.currency_total
+    busting = 0
+    for card in unseen:
+        value = C.NET_VALUE[card]
+        if value > 0 and net + value > BUST_LIMIT or value < 0 and currency - value > BUST_LIMIT:
+            busting += 1
+    return busting / len(unseen)
+
+
+def _gain(hand: list[int], card: int) -> int:
+    before = hand_score(hand)
+    hand[card] += 1
+    after = hand_score(hand)
+    hand[card] -= 1
+    return after - before
+
+
+def rollout(game: Game, seat: int, others=None) -> float:
+    """Play ``game`` to its end (in place) with the rollout policy; its value to ``seat``."""
+    while not game.is_over:
+        player = game.decider
+        if others is not None and player != seat and others[player] is not None:
+            game.act(others[player](game))
+        else:
+            game.act(rollout_action(game))
+    return outcome_value(game, seat)
+
+
+# ---------------------------------------------------------------- the tree
+
+
+class _Node:
+    """A decision of the searching seat: per legal action, visits, summed value and children."""
+
+    __slots__ = ("actions", "prior", "visits", "total", "children", "n")
+
+    def __init__(self, actions: list[int], prior=None):
+        self.actions = actions
+        self.prior = prior
+        self.visits = [0] * len(actions)
+        self.total = [0.0] * len(actions)
+        self.children = [dict() for _ in actions]  # outcome key -> _Node
+        self.n = 0
+
+    def select(self, exploration: float) -> int:
+        """Index of the action to try: unvisited first (by prior), else UCB1 / PUCT."""
+        visits, total, prior = self.visits, self.total, self.prior
+        if prior is None:
+            for i, v in enumerate(visits):
+                if not v:
+                    return i
+            log_n = math.log(self.n)
+            scores = [total[i] / visits[i] + exploration * math.sqrt(log_n / visits[i]) for i in range(len(visits))]
+        else:
+            root = math.sqrt(self.n + 1)
+            scores = [(total[i] / visits[i] if visits[i] else 0.0) + exploration * prior[i] * root / (1 + visits[i])
+                      for i in range(len(visits))]
+        return max(range(len(scores)), key=scores.__getitem__)
+
+
+class SearchAgent(Agent):
+    """Chance-node Monte Carlo tree search (see the module docstring).
+
+    Args:
+        budget: simulations per decision (default ``DEFAULT_BUDGET``).
+        model: a :class:`agents.PolicyAgent` whose value values the leaves and whose
+            policy is the prior (``None``: rollouts, UCB1).
+        seed: seeds the search's random generator (reset by ``reset(seed)``).
+        opponents: in a normal game, a callable ``(game) -> action`` per seat for the
+            other seats (``None`` entries, or ``None``: the rollout policy).
+        exploration: UCB1 / PUCT constant.
+    """
+
+    sees_deck_order = False
+
+    def __init__(self, budget: int = DEFAULT_BUDGET, model=None, seed: int | None = None,
+                 opponents=None, exploration: float = EXPLORATION, name: str | None = None):
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ValueError(f"budget must be a whole number of simulations, at least 1, got {budget!r}")
+        if model is not None and not hasattr(model, "evaluate"):
+            raise ValueError(f"model must be a PolicyAgent (something with evaluate()), got {type(model).__name__}")
+        self.budget, self.model, self.opponents, self.exploration = budget, model, opponents, exploration
+        self.rng = random.Random(seed)
+        model_part = f"{getattr(model, 'name', 'model')}:" if model is not None else ""
+        self.name = name or f"{'oracle' if self.sees_deck_order else 'search'}:{model_part}{budget}"
+
+    def __repr__(self):
+        return f"{type(self).__name__}(budget={self.budget}, model={getattr(self.model, 'name', None)!r})"
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = random.Random(seed)
+
+    # ------------------------------------------------------------ acting
+
+    def act(self, observation: dict, info: dict) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError(f"{self.name}: the action mask has no legal action")
+        if legal.size == 1:
+            return int(legal[0])
+        root_game = self._root_game(info)
+        seat = root_game.current_player
+        if sorted(root_game.legal_actions()) != legal.tolist():
+            raise ValueError(f"{self.name}: the snapshot's legal actions differ from the action mask")
+        root = self._new_node(root_game, seat)
+        done = 0
+        while done < self.budget:
+            batch = min(BATCH if self.model is not None else 1, self.budget - done)
+            self._simulate(root, root_game, seat, batch)
+            done += batch
+        best = max(range(len(root.actions)), key=lambda i: (root.visits[i], root.total[i]))
+        return int(root.actions[best])
+
+    def _root_game(self, info: dict) -> Game:
+        """A game in the public state of ``info["snapshot"]``; its deck order is the agent's own guess."""
+        return Game.from_snapshot(snapshot_of(info), shuffle_unseen=self.rng)
+
+    def _world(self, root_game: Game) -> Game:
+        """One simulation's game: the deck reshuffled, a new sample of the unseen order."""
+        return root_game.clone(history=False, shuffle_unseen=self.rng)
+
+    # ------------------------------------------------------------ simulations
+
+    def _simulate(self, root: _Node, root_game: Game, seat: int, batch: int) -> None:
+        """``batch`` simulations: down the tree, out to a leaf, value it, and back up."""
+        pending = []  # (path, game at the leaf or finished, parent edge to expand)
+        for _ in range(batch):
+            game = self._world(root_game)
+            order = game.deck[:]  # this world's cards, to name the ones each move draws
+            node, path = root, []
+            while True:
+                i = node.select(self.exploration)
+                path.append((node, i))
+                node.visits[i] += 1  # counted now: a virtual loss keeps a batch's paths apart
+                node.n += 1
+                node.total[i] -= 1.0
+                drawn_from, moves_from = len(game.deck), len(game.history)
+                game.act(node.actions[i])
+                self._others_play(game, seat)
+                if game.is_over:
+                    pending.append((path, game, None))
+                    break
+                key = (tuple(order[len(game.deck) : drawn_from]), tuple(game.history[moves_from:]))
+                child = node.children[i].get(key)
+                if child is None:  # a new outcome: expanded with the actions legal here (a rollout moves on)
+                    pending.append((path, game, (node.children[i], key, game.legal_actions())))
+                    break
+                node = child
+        values, priors = self._values([entry[1] for entry in pending], seat)
+        for (path, game, expand), value, prior in zip(pending, values, priors):
+            if expand is not None:
+                children, key, actions = expand
+                if key not in children:
+                    children[key] = _Node(actions, prior)
+            for node, i in path:
+                node.total[i] += value + 1.0  # the virtual loss undone, the value added
+
+    def _others_play(self, game: Game, seat: int) -> None:
+        others = self.opponents
+        while not game.is_over and game.current_player != seat:
+            player = game.current_player
+            move = others[player] if others is not None else None
+            game.act(move(game) if move is not None else rollout_action(game))
+
+    def _new_node(self, game: Game, seat: int) -> _Node:
+        actions = game.legal_actions()
+        prior = self._values([game.clone(history=False)], seat)[1][0] if self.model is not None else None
+        return _Node(actions, prior)
+
+    def _values(self, games: list[Game], seat: int) -> tuple[list[float], list]:
+        """Each game's value to ``seat`` (the result if it is over, else the network's or a
+        rollout's) and, with a network, the prior of its legal actions: one forward pass for all."""
+        values, priors = [None] * len(games), [None] * len(games)
+        open_games = []
+        for k, game in enumerate(games):
+            if game.is_over:
+                values[k] = outcome_value(game, seat)
+            elif self.model is None:
+                values[k] = rollout(game, seat, self.opponents)
+            else:
+                open_games.append(k)
+        if open_games:
+            batch = [games[k] for k in open_games]
+            observations = np.stack([O.encode(game, seat) for game in batch])
+            masks = np.stack([O.action_mask(game, seat).astype(bool) for game in batch])
+            probs, network = self.model.evaluate(observations, masks)
+            for k, row, value in zip(open_games, probs, network):
+                values[k] = float(value)
+                legal = row[games[k].legal_actions()]
+                total = float(legal.sum())
+                priors[k] = (legal / total).tolist() if total > 0 else [1 / len(legal)] * len(legal)
+        return values, priors
+
+
+class OracleAgent(SearchAgent):
+    """The same search on the TRUE deck order: it cheats, and is named and documented so.
+
+    It needs the real game, which no environment gives an agent: :func:`agents.play_games`
+    hands it over (``info["game"]``) only to agents whose ``sees_deck_order`` is true.
+    Its results answer "how beatable is each JEN level at all?", never "how good is an
+    agent".
+    """
+
+    sees_deck_order = True
+
+    def _root_game(self, info: dict) -> Game:
+        game = info.get("game") if info else None
+        if not isinstance(game, Game):
+            raise ValueError("OracleAgent needs info['game'], the real game (it cheats); play it with "
+                             "agents.play_games or ten eval, which give it to agents that see the deck order")
+        return game.clone(history=False)
+
+    def _world(self, root_game: Game) -> Game:
+        return root_game.clone(history=False)  # the true order, every time

@@ -1,0 +1,154 @@
+"""SearchAgent (chance-node MCTS over what a player sees) and OracleAgent (the same search, cheating)."""
+
+import random
+
+import numpy as np
+import pytest
+
+from agents import OracleAgent, PolicyAgent, SearchAgent, play_games
+from agents.registry import make_agent
+from agents.search import outcome_value, rollout, rollout_action
+from ten_env import Game, Rules
+from ten_env.observation import agent_view
+
+CONFIGS = {
+    **{f"{n}p": Rules(num_players=n) for n in (2, 3, 4, 5)},
+    "3p-bust-buy-manual": Rules(num_players=3, bust_buy=True, payment="manual"),
+    "2p-manual": Rules(num_players=2, payment="manual"),
+    "solitaire-8": Rules(jen_level=8),
+    "solitaire-5-bust-buy-manual": Rules(jen_level=5, bust_buy=True, payment="manual"),
+}
+
+
+def _states(rules, count, seed=0):
+    """Games stopped at ``count`` decisions spread over random play, every phase included."""
+    rng = random.Random(seed)
+    states, g = [], 0
+    while len(states) < count:
+        game = Game(rules, seed=seed * 100 + g)
+        g += 1
+        while not game.is_over:
+            if len(game.legal_actions()) > 1 and rng.random() < 0.15:
+                states.append(game.clone())
+            game.act(rng.choice(game.legal_actions()))
+    return states[:count]
+
+
+def _states_by_phase(rules, per_phase, seed=0):
+    """Up to ``per_phase`` decisions of each phase these rules have, from random play."""
+    expected = {"draw", "auction", "buy", "final_buy"} | ({"bust"} if rules.bust_buy else set()) \
+        | ({"pay"} if rules.payment == "manual" else set())
+    rng = random.Random(seed)
+    found = {phase: [] for phase in expected}
+    for g in range(200):
+        game = Game(rules, seed=seed * 1000 + g)
+        while not game.is_over:
+            if len(game.legal_actions()) > 1 and len(found[game.phase]) < per_phase and rng.random() < 0.3:
+                found[game.phase].append(game.clone())
+            game.act(rng.choice(game.legal_actions()))
+        if all(len(states) == per_phase for states in found.values()):
+            break
+    assert all(found.values()), {phase: len(states) for phase, states in found.items()}
+    return [state for states in found.values() for state in states]
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_search_plays_a_legal_action_in_every_phase(name):
+    agent = SearchAgent(budget=3, seed=1)
+    for game in _states_by_phase(CONFIGS[name], per_phase=4):
+        action = agent.act(*agent_view(game, game.current_player))
+        assert action in game.legal_actions()
+
+
+def test_the_decision_does_not_depend_on_the_unseen_order():
+    """Same public state, different deck orders, same seed: the same decision."""
+    for game in _states(Rules(jen_level=9), 12, seed=3):
+        other = game.clone(shuffle_unseen=77)
+        assert other.deck != game.deck and other.snapshot() == game.snapshot()
+        seat = game.current_player
+        first = SearchAgent(budget=24, seed=5).act(*agent_view(game, seat))
+        second = SearchAgent(budget=24, seed=5).act(*agent_view(other, seat))
+        assert first == second
+
+
+def test_search_is_reproducible_with_a_seed():
+    game = _states(Rules(num_players=3), 1, seed=4)[0]
+    view = agent_view(game, game.current_player)
+    agent = SearchAgent(budget=30, seed=9)
+    first = agent.act(*view)
+    agent.reset(seed=9)
+    assert agent.act(*view) == first == SearchAgent(budget=30, seed=9).act(*view)
+
+
+def test_search_stops_when_every_card_left_busts():
+    # Net total 9 and only high cards left: any draw busts, so the numbers are taken.
+    game = Game(Rules(jen_level=4), deck=["B4", "B5", "G9", "O9", "P9", "B9", "G8", "O8"])
+    game.act("draw")
+    assert game.snapshot()["net_total"] == 9 and "draw" in game.legal_action_names()
+    action = SearchAgent(budget=20, seed=0).act(*agent_view(game, 0))
+    assert game.action_name(action) == "stop_numbers"
+
+
+def test_the_rollout_policy_is_legal_and_ends_games():
+    rng = random.Random(0)
+    for rules in CONFIGS.values():
+        game = Game(rules, seed=rng.randrange(1000))
+        while not game.is_over:
+            action = rollout_action(game)
+            assert action in game.legal_actions()
+            game.act(action)
+        value = outcome_value(game, 0)
+        assert -1.0 <= value <= 1.0
+    game = Game(Rules(jen_level=7), seed=3)
+    assert -1.0 <= rollout(game, 0) <= 1.0 and game.is_over
+
+
+def test_search_with_a_network_batches_its_evaluations(monkeypatch):
+    model = PolicyAgent.pretrained("ppo-jen")
+    sizes = []
+    evaluate = model.evaluate
+
+    def counted(observations, masks):
+        sizes.append(len(observations))
+        return evaluate(observations, masks)
+
+    monkeypatch.setattr(model, "evaluate", counted)
+    agent = SearchAgent(budget=16, model=model, seed=2)
+    for game in _states(Rules(jen_level=7), 2, seed=6):
+        action = agent.act(*agent_view(game, 0))
+        assert action in game.legal_actions()
+    assert max(sizes) > 1  # leaves are valued several at a time
+
+
+def test_policy_agent_evaluate_gives_masked_probabilities_and_values():
+    model = PolicyAgent.pretrained("ppo-jen")
+    games = _states(Rules(jen_level=6), 3, seed=8)
+    views = [agent_view(game, 0)[0] for game in games]
+    probs, values = model.evaluate(np.stack([v["observation"] for v in views]),
+                                   np.stack([v["action_mask"].astype(bool) for v in views]))
+    assert probs.shape == (3, games[0].num_actions) and values.shape == (3,)
+    for row, view in zip(probs, views):
+        assert row.sum() == pytest.approx(1.0, abs=1e-5)
+        assert not row[~view["action_mask"].astype(bool)].any()
+
+
+def test_the_oracle_needs_the_real_game_and_plays_with_play_games():
+    game = Game(Rules(jen_level=6), seed=1)
+    with pytest.raises(ValueError, match=r"OracleAgent needs info\['game'\]"):
+        OracleAgent(budget=4).act(*agent_view(game, 0))
+    results = play_games([OracleAgent(budget=4, seed=0)], Rules(jen_level=6), n=2, seed=0)
+    assert results.games == 2
+
+
+def test_agents_by_name():
+    assert isinstance(make_agent("search"), SearchAgent)
+    assert make_agent("search:40").budget == 40
+    assert make_agent("search:ppo-jen:8").model.name == "ppo-jen"
+    oracle = make_agent("oracle:12")
+    assert isinstance(oracle, OracleAgent) and oracle.budget == 12 and oracle.sees_deck_order
+    for bad, message in [("search:0", "at least 1"), ("search:1:2:3", "write search"),
+                         ("search:heuristic:5", "not a trained model"), ("search:nope:5", "its model")]:
+        with pytest.raises(ValueError, match=message):
+            make_agent(bad)
+    with pytest.raises(ValueError, match="budget must be a whole number"):
+        SearchAgent(budget=0)
