@@ -240,6 +240,8 @@ def score(cards: Iterable[str | int]) -> int:
     >>> score(["B1", "B2", "W3", "G#", "G7"])
     5
     """
+    if isinstance(cards, str) or not hasattr(cards, "__iter__"):
+        raise ValueError(f"score() takes a list of cards, got {cards!r}; e.g. score(['B1', 'B2', 'W3'])")
     counts = [0] * C.NUM_CARD_TYPES
     for card in cards:
         if isinstance(card, str):

@@ -10,6 +10,7 @@ number in any colour. Currency cards are not part of any run.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -291,3 +292,9 @@ def test_non_card_entries_raise_value_error(bad):
     # True would count as card id 1, B2).
     with pytest.raises(ValueError):
         score(["B1", bad])
+
+
+@pytest.mark.parametrize("bad", ["B1", "B1 B2", 7, None])
+def test_a_single_string_or_a_non_list_is_refused_naming_it(bad):
+    with pytest.raises(ValueError, match=r"score\(\) takes a list of cards, got " + re.escape(repr(bad))):
+        score(bad)
