@@ -133,6 +133,8 @@ def read_data(path) -> dict:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise _not_a_model(path, f"its 'data' entry is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise _not_a_model(path, "its 'data' entry nests too deeply to be a model's settings") from None
     if not isinstance(data, dict):
         raise _not_a_model(path, f"its 'data' entry is a JSON {type(data).__name__}, not an object")
     return data

@@ -132,44 +132,62 @@ IGNORED_RESET_OPTIONS = ("options",)
 def env(**kwargs):
     """The TEN AEC environment with PettingZoo's standard classic-game wrappers."""
     wrapped = raw_env(**kwargs)
-    wrapped = _TerminateIllegal(wrapped, illegal_reward=-1)
-    wrapped = _AssertOutOfBounds(wrapped)
-    wrapped = _OrderEnforcing(wrapped)
+    wrapped = TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = AssertOutOfBoundsWrapper(wrapped)
+    wrapped = OrderEnforcingWrapper(wrapped)
     return wrapped
 
 
 # The attributes read at every step. PettingZoo's wrappers forward attributes from
 # ``__getattr__``, which Python reaches only after a failed lookup: through three
 # wrappers that is a good part of a step. The subclasses below forward these few
-# through properties instead; everything else, errors included, is PettingZoo's.
+# through a descriptor instead; everything else, errors included, is PettingZoo's.
 _PER_STEP = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos",
              "_cumulative_rewards")
 # What OrderEnforcingWrapper refuses to read before reset().
 _BEFORE_RESET = {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents"}
 
 
-def _forwarded(name: str, guarded: bool) -> property:
-    read = operator.attrgetter("env." + name)
-    if not guarded:
-        return property(read)
+class _Forwarded:
+    """Reads ``env.<name>`` of the wrapper. A non-data descriptor: a value set on the
+    wrapper itself still wins, as it does with PettingZoo's own wrappers."""
 
-    def get(self):
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return read(self)
+    def __init__(self, name: str, guarded: bool):
+        self.name, self.guarded = name, guarded
+        self.read = operator.attrgetter("env." + name)
 
-    return property(get)
-
-
-def _forwarding(wrapper: type, guarded: bool = False) -> type:
-    namespace = {name: _forwarded(name, guarded and name in _BEFORE_RESET) for name in _PER_STEP}
-    namespace["__doc__"] = wrapper.__doc__
-    return type(wrapper.__name__, (wrapper,), namespace)
+    def __get__(self, wrapper, owner=None):
+        if wrapper is None:
+            return self
+        if self.guarded and not wrapper._has_reset:
+            raise AttributeError(f"{self.name} cannot be accessed before reset")
+        return self.read(wrapper)
 
 
-_TerminateIllegal = _forwarding(wrappers.TerminateIllegalWrapper)
-_AssertOutOfBounds = _forwarding(wrappers.AssertOutOfBoundsWrapper)
-_OrderEnforcing = _forwarding(wrappers.OrderEnforcingWrapper, guarded=True)
+def _forward_per_step(cls: type, guarded: bool = False) -> type:
+    for name in _PER_STEP:
+        setattr(cls, name, _Forwarded(name, guarded and name in _BEFORE_RESET))
+    return cls
+
+
+@_forward_per_step
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    __doc__ = wrappers.TerminateIllegalWrapper.__doc__
+
+
+@_forward_per_step
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    __doc__ = wrappers.AssertOutOfBoundsWrapper.__doc__
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    __doc__ = wrappers.OrderEnforcingWrapper.__doc__
+
+    def __str__(self) -> str:
+        return str(self.env)  # as PettingZoo's prints its own outermost wrapper: the env's name
+
+
+_forward_per_step(OrderEnforcingWrapper, guarded=True)
 
 
 def check_kwargs(kwargs: dict, extra: tuple[str, ...] = ()) -> None:

@@ -48,6 +48,7 @@ from .deck import load as load_deck
 from .payment import BUST_TOKEN_VALUE
 from .rules import Rules
 from .scoring import hand_score
+from .snapshot import LazySnapshot
 
 START_COINS = 5
 MAX_COINS = 10
@@ -78,8 +79,9 @@ class Game:
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a ten_env.Rules, got {type(rules).__name__}")
-        if isinstance(start, bool) or not isinstance(start, int) or start not in range(rules.num_players):
+        if isinstance(start, bool) or not hasattr(start, "__index__") or start not in range(rules.num_players):
             raise ValueError(f"start must be a seat from 0 to {rules.num_players - 1}, got {start!r}")
+        start = int(start)
         if rules.solitaire and start != 0:
             raise ValueError(f"start must be 0 in the solitaire game (the person starts), got {start!r}")
         out_of_game = [0] * C.NUM_CARD_TYPES
@@ -313,12 +315,20 @@ class Game:
         The new game has an empty ``history``. ``ValueError`` if the snapshot is
         not one.
         """
+        rng = _rng(shuffle_unseen)
         try:
-            return cls._from_snapshot(snapshot, _rng(shuffle_unseen))
-        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            game = cls._from_snapshot(snapshot, rng)
+            rebuilt = game.snapshot()
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
             raise ValueError(
                 f"not a game snapshot ({type(exc).__name__}: {exc}); pass Game.snapshot() or info['snapshot']"
             ) from None
+        # Every field must follow from the state rebuilt: nothing dropped, nothing made up.
+        wrong = [key for key, value in rebuilt.items() if snapshot.get(key) != value]
+        if wrong:
+            raise ValueError(f"not a game snapshot: {', '.join(wrong)} do(es) not agree with the rest; "
+                             f"pass Game.snapshot() or info['snapshot'] unchanged")
+        return game
 
     @classmethod
     def _from_snapshot(cls, snap, rng: random.Random) -> "Game":
@@ -343,6 +353,15 @@ class Game:
             raise KeyError(f"phase {game.phase!r}")
         game.active_player = snap["active_player"]
         current = snap["current_player"]
+        seats = range(game.num_players)
+        if game.active_player not in seats or (current is None) != (game.phase == "over") \
+                or current is not None and current not in seats:
+            raise KeyError(f"active_player {game.active_player!r} and current_player {current!r} "
+                           f"for {game.num_players} players in the {game.phase} phase")
+        if game.net_total != sum(C.NET_VALUE[c] for c in game.tableau) or game.currency_total != -sum(
+                C.NET_VALUE[c] for c in game.tableau if C.is_currency(c)):
+            raise KeyError(f"net_total {game.net_total} and currency_total {game.currency_total} "
+                           f"for the tableau {snap['tableau']}")
         game.decider = game.active_player if current is None else current
         game.turn = snap["turn"]
         auction = snap["auction"]
@@ -363,10 +382,14 @@ class Game:
         return game
 
     def lazy_snapshot(self):
-        """The snapshot of this moment, built only if it is read (cheap when it is not)."""
-        from .snapshot import LazySnapshot
+        """The snapshot of this moment, built only if it is read (cheap when it is not).
 
-        return LazySnapshot(self.clone(history=False))
+        It keeps a copy of the game with the deck sorted: what it holds, read or not,
+        tells the deck's contents and never its order.
+        """
+        frozen = self.clone(history=False)
+        frozen.deck.sort()
+        return LazySnapshot(frozen)
 
     def clone(self, history: bool = True, shuffle_unseen=None) -> "Game":
         """An independent copy of this game, at this point.

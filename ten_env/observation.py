@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import cards as C
-from .game import BUST_LIMIT, JEN_SEAT, MAX_COINS, PHASES
+from .game import BUST_LIMIT, JEN_SEAT, MAX_BUY_PRICE, MAX_COINS, PHASES
 from .rules import PLAYER_COUNTS
 from .scoring import hand_score
 
@@ -32,7 +32,8 @@ NUM_WILDS = C.FIRST_CURRENCY - C.NUM_NUMBER_CARDS
 NUM_CURRENCY = C.NUM_CARD_TYPES - C.FIRST_CURRENCY
 UNBOUNDED = 200.0  # upper bound of counts and of scaled amounts with no limit in the rules
 
-# (name, size, meaning, scale, (low, high)): the value stored is the quantity / scale.
+# (name, size, meaning, scale, (low, high)): the value stored is the quantity / scale
+# (a scale of None depends on the rules: see the encoder).
 SEAT_PIECES = (
     ("present", 1, "the seat exists in this game", 1, (0, 1)),
     ("active", 1, "is the active player (the one drawing this turn)", 1, (0, 1)),
@@ -149,6 +150,8 @@ def space_bounds() -> tuple[np.ndarray, np.ndarray]:
 
 
 _PHASE_INDEX = {phase: OFFSET["phase"] + i for i, phase in enumerate(PHASES)}
+_SCALE = {name: scale for name, _, _, scale, _ in PIECES}
+_SEAT_SCALE = {name: scale for name, _, _, scale, _ in SEAT_PIECES}
 _HAND = slice(SEAT["hand"], SEAT_SIZE)
 _CURRENCY_AT = OFFSET["tableau_currency"] - C.FIRST_CURRENCY
 _AUCTION_AT = OFFSET["auction_card"] - C.NUM_NUMBER_CARDS
@@ -159,8 +162,8 @@ def _seat_row(hand: tuple) -> np.ndarray:
     """A seat block with what depends on the hand alone filled in (hands repeat a lot)."""
     row = np.zeros(SEAT_SIZE, dtype=np.float32)
     row[SEAT["present"]] = 1.0
-    row[SEAT["score"]] = hand_score(hand) / 40
-    row[SEAT["cards_held"]] = sum(hand) / 20
+    row[SEAT["score"]] = hand_score(hand) / _SEAT_SCALE["score"]
+    row[SEAT["cards_held"]] = sum(hand) / _SEAT_SCALE["cards_held"]
     row[_HAND] = hand
     return row
 
@@ -183,33 +186,34 @@ def encode(game, seat: int) -> np.ndarray:
     hands, coins, tokens = game.hands, game.coins, game.bust_tokens
     np.concatenate([_seat_row(tuple(hands[s])) for s in order], out=obs[: n * SEAT_SIZE])
     active, jen = game.active_player, JEN_SEAT if solitaire else -1
+    coin_scale, token_scale = _SEAT_SCALE["coins"], _SEAT_SCALE["bust_tokens"]
     per_turn = []
     for s in order:  # in _PER_TURN's order
-        per_turn += (s == active, s == current, s == jen, coins[s] / MAX_COINS, tokens[s] / 3)
+        per_turn += (s == active, s == current, s == jen, coins[s] / coin_scale, tokens[s] / token_scale)
     obs[_PER_TURN_AT[n]] = per_turn
     obs[MARKET : MARKET + C.NUM_NUMBER_CARDS] = game.market
     for card in game.tableau:
         obs[TABLEAU + card if card < C.NUM_NUMBER_CARDS else _CURRENCY_AT + card] += 1
-    obs[NET_TOTAL] = game.net_total / BUST_LIMIT
-    obs[CURRENCY_TOTAL] = game.currency_total / BUST_LIMIT
+    obs[NET_TOTAL] = game.net_total / _SCALE["net_total"]
+    obs[CURRENCY_TOTAL] = game.currency_total / _SCALE["currency_total"]
     deck = game.deck
     if deck:
         obs[DECK : DECK + C.NUM_CARD_TYPES] = np.bincount(deck, minlength=C.NUM_CARD_TYPES)
-    obs[DECK_SIZE] = len(deck) / FULL_DECK
+    obs[DECK_SIZE] = len(deck) / _SCALE["deck_size"]
     obs[_PHASE_INDEX[game.phase]] = 1.0
     if game.auction_card is not None:
         obs[_AUCTION_AT + game.auction_card] = 1.0
-        obs[HIGH_BID] = game.high_bid / rules.max_bid
+        obs[HIGH_BID] = game.high_bid / rules.max_bid  # the scale the rules set
         if game.high_bidder is not None:
             obs[HIGH_BIDDER + (game.high_bidder - seat) % n] = 1.0
     if game.phase == "pay":
-        obs[PAY_REMAINING] = game.pay_remaining / max(rules.max_bid, 9)  # a buy costs up to 9
+        obs[PAY_REMAINING] = game.pay_remaining / max(rules.max_bid, MAX_BUY_PRICE)  # a bid, or a buy
         obs[PAY_DUPLICATES_ONLY] = game.pay_duplicates_only
     obs[DECK_EMPTY] = not deck
     obs[PLAYER_COUNT + n - PLAYER_COUNTS[0]] = 1.0
     if solitaire:
         obs[SOLITAIRE] = 1.0
-        obs[JEN_LEVEL] = rules.jen_level / 10
+        obs[JEN_LEVEL] = rules.jen_level / _SCALE["jen_level"]
     obs[BUST_BUY] = rules.bust_buy
     obs[MANUAL_PAYMENT] = rules.payment == "manual"
     return obs

@@ -240,7 +240,7 @@ def score(cards: Iterable[str | int]) -> int:
     >>> score(["B1", "B2", "W3", "G#", "G7"])
     5
     """
-    if isinstance(cards, str) or not hasattr(cards, "__iter__"):
+    if isinstance(cards, (str, bytes)) or not hasattr(cards, "__iter__"):
         raise ValueError(f"score() takes a list of cards, got {cards!r}; e.g. score(['B1', 'B2', 'W3'])")
     counts = [0] * C.NUM_CARD_TYPES
     for card in cards:
@@ -264,7 +264,10 @@ def used_in_best(counts) -> list[int]:
 
 
 def best_layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
-    """Like :func:`layout`, for some best arrangement (found faster; not always the same one)."""
+    """Where some best arrangement of ``counts`` puts things: per colour ``(lo, hi, mask,
+    wild_bits, supers)``: the run's first and last position (0-8; ``lo > hi`` for no run),
+    the numbers held, the numbers filled by numbered wildcards, and the super wildcards
+    placed there. Not always the arrangement :func:`used_in_best` counts."""
     masks = tuple(_masks(counts))
     free = tuple(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD])
     numbered = tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD])
@@ -277,16 +280,6 @@ def best_layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
         (*_WINDOW[min(free[colour] + sup, 9)][masks[colour] | wild_bits], masks[colour], wild_bits, sup)
         for colour, (wild_bits, sup) in enumerate(placed)
     )
-
-
-def layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
-    """Where one best arrangement of ``counts`` (the one :func:`used_in_best` counts) puts things:
-    per colour ``(lo, hi, mask, wild_bits, supers)``: the run's first and last
-    position (0-8; ``lo > hi`` for no run), the numbers held, the numbers filled
-    by numbered wildcards, and the super wildcards placed there."""
-    masks = tuple(_masks(counts))
-    return _layout(masks, tuple(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]),
-                   tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]), counts[C.SUPER_WILD])
 
 
 @lru_cache(maxsize=65536)

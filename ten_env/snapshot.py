@@ -29,7 +29,10 @@ class LazySnapshot(dict):
     Serialisers that read a dict's storage without calling its methods (orjson)
     see an unread snapshot as one non-string key and refuse it: give them
     ``dict(snapshot)`` (or orjson's ``OPT_PASSTHROUGH_SUBCLASS`` with
-    ``default=dict``).
+    ``default=dict``). ``yaml.safe_dump`` refuses every dict subclass: give it
+    ``dict(snapshot)`` too.
+
+    The copy it keeps has its deck sorted: nothing in it tells the deck's order.
     """
 
     __slots__ = ("_game",)

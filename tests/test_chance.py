@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from stacked import new_game, play
+from stacked import new_game
 from ten_env import Game, Rules
 from ten_env import cards as C
 from ten_env.game import PHASES, max_decisions
@@ -47,7 +47,6 @@ def test_unseen_is_the_deck_contents_and_nothing_else():
 
 def test_chance_outcomes_are_counts_over_deck_size():
     game = Game(Rules(num_players=2), seed=11)
-    play(game, *["draw"] * 0)
     outcomes = game.chance_outcomes()
     size = len(game.deck)
     assert [card for card, _ in outcomes] == list(game.unseen())
@@ -171,6 +170,10 @@ def test_from_snapshot_rebuilds_the_public_state_in_every_phase(name):
         assert rebuilt.snapshot() == snap
         assert rebuilt.legal_actions() == original.legal_actions()
         assert rebuilt.card_locations() == original.card_locations()
+        # with the true order put back, the rebuilt game is the original (bar its history)
+        same = rebuilt.clone()
+        same.deck = list(original.deck)
+        assert same == original.clone(history=False)
         if i % 7 == 0:  # and it plays on to a legal end
             steps = 0
             while not rebuilt.is_over:
@@ -198,6 +201,18 @@ def test_from_snapshot_does_not_depend_on_the_true_deck_order():
     assert a == b
 
 
+def test_an_unread_environment_snapshot_holds_no_deck_order():
+    """Whatever info["snapshot"] keeps inside, read or not, is the same for any deck order."""
+    game = Game(Rules(num_players=3), seed=21)
+    for _ in _random_play(game, random.Random(4), stop_after=30):
+        pass
+    other = game.clone(shuffle_unseen=5)
+    assert other.deck != game.deck
+    mine, theirs = game.lazy_snapshot(), other.lazy_snapshot()
+    assert mine._game == theirs._game  # the copies they hold are the same game, deck included
+    assert dict(mine) == dict(theirs) == game.snapshot()
+
+
 def test_from_snapshot_reads_an_environment_snapshot():
     import ten_env
 
@@ -210,8 +225,35 @@ def test_from_snapshot_reads_an_environment_snapshot():
 
 @pytest.mark.parametrize("bad", [{}, {"rules": {}}, "snapshot", None, {"rules": {"num_players": 9}}])
 def test_from_snapshot_refuses_what_is_not_a_snapshot(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"not a game snapshot|num_players must be"):
         Game.from_snapshot(bad, shuffle_unseen=0)
+
+
+def _edited(snapshot, **changes):
+    edited = json.loads(json.dumps(snapshot))
+    for path, value in changes.items():
+        place = edited
+        *keys, last = path.split("__")
+        for key in keys:
+            place = place[int(key)] if key.isdigit() else place[key]
+        place[int(last) if last.isdigit() else last] = value
+    return edited
+
+
+@pytest.mark.parametrize("changes", [
+    {"players__0__cards": ["B1", "$3"]},  # currency in a hand
+    {"market": ["W3"]},  # a wildcard in the market
+    {"deck": {"B1": 2, "X9": 1}},  # no such card
+    {"current_player": 7},  # no such seat
+    {"phase": "pay"},  # a payment without its details
+    {"net_total": 99},  # totals that do not follow from the tableau
+])
+def test_from_snapshot_refuses_a_snapshot_that_does_not_hold_together(changes):
+    game = Game(Rules(num_players=3), seed=4)
+    for _ in _random_play(game, random.Random(2), stop_after=20):
+        pass
+    with pytest.raises(ValueError, match="not a game snapshot"):
+        Game.from_snapshot(_edited(game.snapshot(), **changes), shuffle_unseen=0)
 
 
 # ---------------------------------------------------------------- declared limits

@@ -422,3 +422,20 @@ def test_the_person_always_starts_the_solitaire_game():
         for seed in range(10):
             env.reset(seed=seed)
             assert _first_seat(env) == 0
+
+
+def test_the_wrapped_env_pickles_prints_and_takes_attributes_like_pettingzoos():
+    import pickle
+
+    from pettingzoo.utils import wrappers
+
+    env = ten_env.env(num_players=3)
+    assert isinstance(env, wrappers.OrderEnforcingWrapper) and str(env) == "ten_v0"
+    with pytest.raises(AttributeError, match="agents cannot be accessed before reset"):
+        env.agents
+    env.reset(seed=4)
+    again = pickle.loads(pickle.dumps(env))  # a fresh env of the same arguments (EzPickle)
+    again.reset(seed=4)
+    assert again.agent_selection == env.agent_selection and again.agents == env.agents
+    env.agents = ["mine"]  # set on the wrapper, as with PettingZoo's own wrappers
+    assert env.agents == ["mine"] and env.unwrapped.agents == ["player_0", "player_1", "player_2"]

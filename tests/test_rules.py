@@ -626,6 +626,12 @@ def test_the_chosen_seat_starts(num_players, start):
     assert game.snapshot()["phase"] == "auction" and game.current_player == (start + 1) % num_players
 
 
+def test_start_takes_any_integer_type():
+    import numpy as np
+
+    assert Game(Rules(num_players=3), seed=0, start=np.int64(2)).current_player == 2
+
+
 @pytest.mark.parametrize("start", [-1, 5, 1.0, True, "0", None])
 def test_a_bad_start_is_refused(start):
     with pytest.raises(ValueError, match=r"start must be a seat from 0 to 4, got"):

@@ -127,6 +127,7 @@ def test_shipped_model_plays_exactly_as_with_unpickling():
 @pytest.mark.parametrize("damage, message", [
     ({"raw_data": b"{not json"}, "'data' entry is not valid JSON"),
     ({"raw_data": b"[1, 2]"}, "'data' entry is a JSON list"),
+    ({"raw_data": b"[" * 200_000 + b"]" * 200_000}, "'data' entry nests too deeply"),
     ({"drop": ("data",)}, "no 'data' entry"),
     ({"drop": ("policy.pth",)}, "no policy.pth"),
     ({"replace": {"policy.pth": b"garbage"}}, "policy.pth is not a plain weights file"),

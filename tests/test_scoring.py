@@ -294,7 +294,7 @@ def test_non_card_entries_raise_value_error(bad):
         score(["B1", bad])
 
 
-@pytest.mark.parametrize("bad", ["B1", "B1 B2", 7, None])
+@pytest.mark.parametrize("bad", ["B1", "B1 B2", b"B1", 7, None])
 def test_a_single_string_or_a_non_list_is_refused_naming_it(bad):
     with pytest.raises(ValueError, match=r"score\(\) takes a list of cards, got " + re.escape(repr(bad))):
         score(bad)
