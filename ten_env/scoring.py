@@ -158,68 +158,6 @@ def _shared_best(masks, free, numbered, supers):
     )
 
 
-@lru_cache(maxsize=65536)
-def _arrange(masks, free, numbered, supers):
-    """Best total, and per colour the (numbered-wild bits, super count) placed there.
-
-    ``numbered`` holds the count of each numbered wildcard W1..W9. Each copy is
-    an item; colour by colour, every subset of the items still free that fills
-    gaps of the colour is tried, memoised on (colour, items left, supers left).
-    """
-    items = [n for n in range(9) for _ in range(numbered[n])]
-    k = len(items)
-    bits = [0] * (1 << k)  # numbers covered by each subset of items
-    for subset in range(1, 1 << k):
-        low = subset & -subset
-        bits[subset] = bits[subset ^ low] | 1 << items[low.bit_length() - 1]
-    useful = []  # per colour: the items whose number the colour lacks
-    for mask in masks:
-        useful.append(sum(1 << i for i, n in enumerate(items) if not mask >> n & 1))
-    memo = {}
-    # rows[colour][s]: that colour's best-run table with s super wildcards added
-    rows_of = [[_BEST_RUN[min(f + s, 9)] for s in range(supers + 1)] for f in free]
-    # The last colour takes every wildcard left (more never hurts): a table lookup.
-    mask3, use3, last_rows = masks[3], useful[3], rows_of[3]
-
-    def best(colour, left, sup):
-        key = (left << 10) | (sup << 2) | colour
-        hit = memo.get(key)
-        if hit is not None:
-            return hit[0]
-        mask, cand, rows = masks[colour], useful[colour] & left, rows_of[colour][: sup + 1]
-        top, choice = -1, None
-        subset = cand
-        while True:
-            covered = mask | bits[subset]
-            rest = left & ~subset
-            if colour == 2:
-                last = mask3 | bits[use3 & rest]
-                for s, row in enumerate(rows):
-                    total = row[covered] + last_rows[sup - s][last]
-                    if total > top:
-                        top, choice = total, (subset, s)
-            else:
-                for s, row in enumerate(rows):
-                    total = row[covered] + best(colour + 1, rest, sup - s)
-                    if total > top:
-                        top, choice = total, (subset, s)
-            if not subset:
-                break
-            subset = (subset - 1) & cand
-        memo[key] = (top, choice)
-        return top
-
-    total = best(0, (1 << k) - 1, supers)
-    placed, left, sup = [], (1 << k) - 1, supers
-    for colour in range(3):
-        subset, s = memo[(left << 10) | (sup << 2) | colour][1]
-        placed.append((bits[subset], s))
-        left &= ~subset
-        sup -= s
-    placed.append((bits[use3 & left], sup))
-    return total, tuple(placed)
-
-
 _hand_scores: dict = {}
 
 
@@ -309,16 +247,19 @@ def _used(masks, free, numbered, supers) -> tuple[int, ...]:
     return tuple(used)
 
 
-def _placement_of_items(masks, free, numbered, supers):
-    """:func:`_arrange`'s pick when each numbered wildcard has one copy and there is at most one super.
+@lru_cache(maxsize=65536)
+def _arrange(masks, free, numbered, supers):
+    """Best total, and per colour the (numbered-wild bits, super count) of one best arrangement.
 
-    :func:`_arrange` tries, colour by colour, the subsets of the wildcards still
-    free in decreasing order and then the supers in increasing order, keeping
-    the first that reaches the best total of this colour and those after it. The
-    same pick is found here with tables of those best totals built colour by
-    colour from the last, instead of a memoised recursion.
+    Every copy of a numbered wildcard is an item. Colour by colour, the subsets
+    of the items still free that fill gaps of the colour are tried in decreasing
+    order, then the supers in increasing order, and the first that reaches the
+    best total of this colour and those after it is kept: that choice is the
+    arrangement :func:`used_in_best` counts (automatic payment spends the cards it
+    leaves out, so it never changes). The best totals of the colours still to
+    come are tables built from the last colour back.
     """
-    items = [n for n in range(9) if numbered[n]]
+    items = [n for n in range(9) for _ in range(numbered[n])]
     k = len(items)
     size = 1 << k
     bits = [0] * size
@@ -350,7 +291,7 @@ def _placement_of_items(masks, free, numbered, supers):
                 tops.append(top)
             table.append(tops)
         after[colour] = table
-    placed, left, sup = [], size - 1, supers
+    placed, left, sup, best = [], size - 1, supers, None
     for colour in range(3):
         mine, mask, later = rows[colour], masks[colour], after[colour + 1]
         cand = useful[colour] & left
@@ -364,12 +305,13 @@ def _placement_of_items(masks, free, numbered, supers):
             if not sub:
                 break
             sub = (sub - 1) & cand
+        best = top if best is None else best
         sub, t = choice
         placed.append((bits[sub], t))
         left &= ~sub
         sup -= t
     placed.append((bits[useful[3] & left], sup))
-    return tuple(placed)
+    return best, tuple(placed)
 
 
 def _placement(masks, free, numbered, supers):
@@ -381,9 +323,7 @@ def _placement(masks, free, numbered, supers):
     search picks too.
     """
     if any(numbered):
-        if supers > 1 or max(numbered) > 1:
-            return _arrange(masks, free, numbered, supers)[1]
-        return _placement_of_items(masks, free, numbered, supers)
+        return _arrange(masks, free, numbered, supers)[1]
     if not supers:
         return ((0, 0),) * 4
     rows = [[_BEST_RUN[min(f + s, 9)][m] for s in range(supers + 1)] for m, f in zip(masks, free)]
