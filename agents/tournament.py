@@ -48,21 +48,24 @@ class Results:
                        total("total_scores"), total("margins"))
 
 
-def play_game(game: Game, players: list) -> None:
-    """Play ``game`` to the end; ``players[seat]`` is a policy (callable or agent).
+def player_view(game: Game, seat: int, player) -> tuple[dict, dict]:
+    """(observation, info) for ``player`` in ``seat``: what a PettingZoo agent sees; an agent
+    whose ``sees_deck_order`` is true (:class:`agents.OracleAgent`, which cheats on
+    purpose) also gets the game itself as ``info["game"]``."""
+    observation, info = O.agent_view(game, seat)
+    if getattr(player, "sees_deck_order", False):
+        info["game"] = game
+    return observation, info
 
-    Each sees what a PettingZoo agent sees; an agent whose ``sees_deck_order`` is true
-    (:class:`agents.OracleAgent`, which cheats on purpose) also gets the game itself
-    as ``info["game"]``.
-    """
+
+def play_game(game: Game, players: list) -> None:
+    """Play ``game`` to the end; ``players[seat]`` is a policy (callable or agent) that
+    sees :func:`player_view`."""
     while not game.is_over:
         seat = game.current_player
         player = players[seat]
         act = player.act if hasattr(player, "act") else player
-        observation, info = O.agent_view(game, seat)
-        if getattr(player, "sees_deck_order", False):
-            info["game"] = game
-        game.act(act(observation, info))
+        game.act(act(*player_view(game, seat, player)))
 
 
 def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int = 0) -> Results:

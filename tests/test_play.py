@@ -6,7 +6,7 @@ import io
 import subprocess
 import sys
 
-from agents import JenAgent
+from agents import JenAgent, OracleAgent, SearchAgent
 from ten_env import Rules
 from train.play import play
 
@@ -26,6 +26,14 @@ def test_play_against_agents_by_action_names():
     answers = "draw\n" * 5 + "stop_numbers\n" + "pass\n" * 5 + "1\n" * 3000
     out = io.StringIO()
     status = play(Rules(num_players=3), [JenAgent(5), JenAgent(8)], seed=1, stdin=io.StringIO(answers), stdout=out)
+    assert status == 0 and "final scores" in out.getvalue()
+
+
+def test_play_against_searching_agents_and_the_oracle():
+    """The oracle sees the game it plays in ten play too (it cheats on purpose)."""
+    out = io.StringIO()
+    status = play(Rules(num_players=3), [OracleAgent(budget=2, seed=0), SearchAgent(budget=2, seed=1)], seed=3,
+                  stdin=io.StringIO("1\n" * 3000), stdout=out)
     assert status == 0 and "final scores" in out.getvalue()
 
 

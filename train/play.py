@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from agents.tournament import player_view
 from ten_env import Game, Rules
-from ten_env import observation as O
 from ten_env.render import render_table
 
 HELP = """Answer with the number shown before an action, or its name.
@@ -39,7 +39,7 @@ def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
     while not game.is_over:
         current = game.current_player
         if current != seat:
-            game.act(players[current].act(*O.agent_view(game, current)))
+            game.act(players[current].act(*player_view(game, current, players[current])))
             continue
         print(render_table(game, me=seat), file=out)
         legal = game.legal_action_names()
