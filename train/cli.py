@@ -2,6 +2,7 @@
 
 - ``ten train CONFIG.yaml``: train an agent from a config file (:mod:`train.trainer`).
 - ``ten eval AGENT``: the JEN ladder or matchups, with honest statistics (:mod:`train.evaluate`).
+- ``ten league AGENT AGENT ...``: every agent against the others, with ratings (:mod:`train.league`).
 - ``ten play``: play against JEN (``--level``) or scripted agents at the terminal.
 - ``ten demo``: watch one game between random players.
 - ``ten bench``: speed of the engine and of the PettingZoo environment.
@@ -103,6 +104,12 @@ def _eval(args) -> int:
     return run(args)
 
 
+def _league(args) -> int:
+    from .league import run  # loaded only for ten league
+
+    return run(args)
+
+
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", help="a YAML config file (see configs/)")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE",
@@ -160,6 +167,16 @@ def build_parser() -> argparse.ArgumentParser:
                     "against the JEN ladder or chosen opponents, with 95% Wilson intervals.")
     add_eval_arguments(evaluation)
     evaluation.set_defaults(run=_eval)
+
+    league = sub.add_parser(
+        "league", help="every agent against the others at N-player tables, with ratings",
+        description="A league: every combination of --players agents plays --games games (same deck "
+                    "seeds, seats rotated); Bradley-Terry ratings with 95% bootstrap intervals, a table, "
+                    "league.json and league.png.")
+    from .league import add_league_arguments
+
+    add_league_arguments(league)
+    league.set_defaults(run=_league)
 
     bench = sub.add_parser("bench", help="measure speed against PettingZoo's classic card games")
     bench.add_argument("--seconds", type=_positive_seconds, default=5.0, help="time per measurement (default 5)")

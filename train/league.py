@@ -1,0 +1,519 @@
+"""A league: every agent against the others at tables of N players, and a rating for each.
+
+``ten league AGENT AGENT ... --players N --games G`` (or :func:`league` from Python).
+
+**Schedule.** With ``A`` agents (at least ``N``, each named once) every combination
+of ``N`` of them sits at one table: ``C(A, N)`` tables (two agents at 2 players: one
+table; five agents at 4 players: five). Each table plays ``G`` games; game ``i`` of
+*every* table uses deck seed ``seed + i`` and the seats rotate game by game as in
+:func:`agents.play_games` (game ``i`` puts the table's agent ``j`` in seat
+``(j - i) mod N``), so every agent meets the same decks and every seat equally
+often. The games are cut into chunks on worker processes by :mod:`train.runner`
+(``--jobs``, all cores by default); the results do not depend on the number of jobs.
+
+**Ratings.** A Bradley-Terry model fitted to pairwise outcomes: each game of
+``N`` players gives ``N(N-1)/2`` pairwise results, from the players' final
+order (score, then money, then fewest cards: the rulebook's order for the
+winner); a full tie counts half to each. The strengths are fitted by maximum
+likelihood (Newton's method) with a weak Gaussian prior (sd :data:`PRIOR_SD` on the log
+strength) that keeps a rating finite when an agent wins or loses every
+comparison, and shown on the Elo scale: mean :data:`MEAN_RATING`, and a
+difference of 400 points means odds of 10 to 1 in a pairwise comparison. The 95%
+interval of each rating is a percentile bootstrap (:data:`BOOTSTRAP` refits),
+resampling the games of each table with replacement, seeded by ``--seed``.
+Pairwise outcomes within one game are not independent; resampling whole games
+accounts for that. The bootstrap only sees what was played: when an agent won
+every comparison (a few games, or a far stronger agent) its interval is narrow
+and its rating rests on the prior; the win rate's Wilson interval is then the
+honest measure, and more ``--games`` the cure.
+
+**Report.** A table (agent, games, sole wins, win rate with its Wilson interval,
+mean score, rating with its interval), ``league.json`` (everything, per table
+too) and ``league.png`` (the ratings with their intervals) in ``--out``
+(default ``runs/league``). A folder that already holds a league report is refused
+unless ``--overwrite`` is given; then only those two files are replaced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import sys
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
+
+import numpy as np
+
+from agents.registry import NAMES_HELP
+from agents.tournament import play_game
+from ten_env import Game, Rules
+from ten_env.deck import load as load_deck
+from ten_env.payment import BUST_TOKEN_VALUE
+from ten_env.rules import MAX_BIDS, PAYMENTS, PLAYER_COUNTS
+
+from .options import (add_trust_argument, at_least, prepare_out_dir,
+                      rules_from_args, run_command, span, within)
+from .report import BASE_RULES_KEYS
+from .runner import Chunk, _worker_init, chunks, default_jobs, seat_agents
+from .stats import CONFIDENCE, wilson_interval
+
+#: Every file :func:`save_league` writes in its folder; nothing else there is ever touched.
+LEAGUE_FILES = ("league.json", "league.png")
+DEFAULT_OUT = Path("runs") / "league"
+#: Bootstrap refits behind each rating's interval.
+BOOTSTRAP = 200
+#: The standard deviation of the Gaussian prior on each log strength (natural log units).
+PRIOR_SD = 5.0
+#: The mean rating; ratings are on the Elo scale (400 points: odds of 10 to 1).
+MEAN_RATING = 1500.0
+ELO_SCALE = 400.0 / math.log(10.0)
+
+
+# --------------------------------------------------------------------------- playing
+
+
+def play_table(agents: list, rules: Rules, n: int, seed: int) -> list[tuple]:
+    """``n`` games of ``agents`` (one per seat), seeds and seats as :func:`agents.play_games`.
+
+    One record per game: ``(scores, keys, winners)``, each indexed by the agent's
+    position in ``agents``: its score, its finishing key ``(score, money, -cards)``
+    (higher is better), and the positions of the winners.
+    """
+    k = len(agents)
+    records = []
+    for i in range(n):
+        order = [(j + i) % k for j in range(k)]  # order[seat] = position of the agent in that seat
+        for j, agent in enumerate(agents):
+            if hasattr(agent, "reset"):
+                agent.reset(seed=seed + i + 1000003 * j)
+        game = Game(rules, seed=seed + i)
+        play_game(game, [agents[a] for a in order])
+        scores, winners = game.scores(), game.winners()
+        by_agent_score, by_agent_key = [0] * k, [None] * k
+        for seat, a in enumerate(order):
+            money = game.coins[seat] + BUST_TOKEN_VALUE * game.bust_tokens[seat]
+            by_agent_score[a] = scores[seat]
+            by_agent_key[a] = (scores[seat], money, -sum(game.hands[seat]))
+        records.append((tuple(by_agent_score), tuple(by_agent_key), tuple(sorted(order[s] for s in winners))))
+    return records
+
+
+def _play_chunk(chunk: Chunk, cache: dict) -> tuple[int, int, list]:
+    rules = Rules(**chunk.rules)
+    agents = seat_agents(chunk.specs, cache, chunk.trust)
+    return chunk.index, chunk.first_seed, play_table(agents, rules, chunk.games, chunk.first_seed)
+
+
+_WORKER_CACHE: dict = {}
+
+
+def _play_chunk_in_worker(chunk: Chunk) -> tuple[int, int, list]:
+    result = _play_chunk(chunk, _WORKER_CACHE)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    return result
+
+
+def play_tables(tables: list[tuple], games: int, seed: int, jobs: int, cache: dict | None = None,
+                trust: bool = False, progress: bool = False) -> list[list]:
+    """The game records of every table (``(specs, rules dict)``), in game order, whatever ``jobs``."""
+    cache = {} if cache is None else cache
+    tasks = chunks(tables, games, seed, jobs, trust)
+    parts: list[dict] = [{} for _ in tables]
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(tables) * games, unit="game", file=sys.stderr, leave=False,
+                       desc="league", dynamic_ncols=True)
+        except ImportError:  # pragma: no cover
+            bar = None
+
+    def done(index, first_seed, records):
+        parts[index][first_seed] = records
+        if bar is not None:
+            bar.update(len(records))
+
+    try:
+        if jobs == 1:
+            for task in tasks:
+                done(*_play_chunk(task, cache))
+        else:
+            import multiprocessing
+
+            executor = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)),
+                                           mp_context=multiprocessing.get_context("spawn"),
+                                           initializer=_worker_init)
+            try:
+                pending = {executor.submit(_play_chunk_in_worker, task) for task in tasks}
+                while pending:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        done(*future.result())
+            finally:
+                executor.shutdown(wait=True, cancel_futures=True)
+    finally:
+        if bar is not None:
+            bar.close()
+    return [[record for first in sorted(part) for record in part[first]] for part in parts]
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+def pairwise_matrices(records: list[tuple], k: int) -> np.ndarray:
+    """``(games, k, k)``: entry ``[g, a, b]`` is 1 when ``a`` finished ahead of ``b`` in game ``g``, 0.5 on a tie."""
+    out = np.zeros((len(records), k, k))
+    for g, (_, keys, _) in enumerate(records):
+        for a, b in itertools.combinations(range(k), 2):
+            if keys[a] > keys[b]:
+                out[g, a, b] = 1.0
+            elif keys[a] < keys[b]:
+                out[g, b, a] = 1.0
+            else:
+                out[g, a, b] = out[g, b, a] = 0.5
+    return out
+
+
+def bradley_terry(wins: np.ndarray, prior_sd: float = PRIOR_SD) -> np.ndarray:
+    """Log strengths (mean 0) fitted to ``wins[i, j]`` (times ``i`` finished ahead of ``j``).
+
+    The maximum of the likelihood of ``P(i ahead of j) = sigmoid(s_i - s_j)`` times a
+    Gaussian prior of sd ``prior_sd`` on each ``s_i``: a strictly convex problem,
+    solved by Newton's method with a backtracking line search.
+    """
+    from scipy.special import expit, log_expit
+
+    wins = np.asarray(wins, dtype=float)
+    k = wins.shape[0]
+    precision = 1.0 / prior_sd ** 2
+
+    def loss(s):
+        return -np.sum(wins * log_expit(s[:, None] - s[None, :])) + precision * np.sum(s * s) / 2
+
+    s = np.zeros(k)
+    value = loss(s)
+    for _ in range(100):
+        d = s[:, None] - s[None, :]
+        g = wins * expit(-d)
+        grad = -g.sum(axis=1) + g.sum(axis=0) + precision * s
+        curvature = (wins + wins.T) * expit(d) * expit(-d)
+        hessian = np.diag(curvature.sum(axis=1) + precision) - curvature
+        step = np.linalg.solve(hessian, grad)
+        t = 1.0
+        while True:
+            candidate = s - t * step
+            new_value = loss(candidate)
+            if new_value <= value - 1e-4 * t * float(grad @ step) or t < 1e-8:
+                break
+            t /= 2
+        s, improvement, value = candidate, value - new_value, new_value
+        if np.max(np.abs(t * step)) < 1e-10 or improvement < 1e-12:
+            break
+    return s - s.mean()
+
+
+def to_rating(strengths: np.ndarray) -> np.ndarray:
+    return MEAN_RATING + ELO_SCALE * np.asarray(strengths)
+
+
+def fit_ratings(tables: list[tuple[list[int], np.ndarray]], k: int, seed: int,
+                bootstrap: int = BOOTSTRAP) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(ratings, low, high, wins)`` for ``k`` agents from each table's ``(agent indices, pairwise matrices)``.
+
+    The interval resamples each table's games with replacement, ``bootstrap`` times.
+    """
+    def total(weights):
+        wins = np.zeros((k, k))
+        for (members, per_game), w in zip(tables, weights):
+            idx = np.asarray(members)
+            wins[np.ix_(idx, idx)] += np.tensordot(w, per_game, axes=1)
+        return wins
+
+    wins = total([np.ones(len(per_game)) for _, per_game in tables])
+    ratings = to_rating(bradley_terry(wins))
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(bootstrap):
+        weights = [rng.multinomial(len(per_game), np.full(len(per_game), 1 / len(per_game)))
+                   for _, per_game in tables]
+        samples.append(to_rating(bradley_terry(total(weights))))
+    if samples:
+        tail = 100 * (1 - CONFIDENCE) / 2
+        low, high = np.percentile(np.array(samples), [tail, 100 - tail], axis=0)
+    else:
+        low, high = ratings.copy(), ratings.copy()
+    return ratings, low, high, wins
+
+
+# --------------------------------------------------------------------------- the league
+
+
+def _check_agents(agents, num_players) -> list[str]:
+    if isinstance(agents, str):
+        agents = [agents]
+    try:
+        specs = [a.strip() for a in agents]
+    except (TypeError, AttributeError):
+        raise ValueError(f"agents must be a list of names ({NAMES_HELP}), got {agents!r}") from None
+    if any(not s for s in specs):
+        raise ValueError(f"an agent name is empty; use {NAMES_HELP}")
+    if len(specs) < 2:
+        raise ValueError(f"a league needs at least two agents ({NAMES_HELP}), got {len(specs)}")
+    repeated = sorted({s for s in specs if specs.count(s) > 1})
+    if repeated:
+        raise ValueError(f"agent {repeated[0]!r} is named more than once: name each agent once")
+    if isinstance(num_players, bool) or not isinstance(num_players, int) or num_players not in PLAYER_COUNTS:
+        raise ValueError(f"players must be a whole number from {PLAYER_COUNTS[0]} to {PLAYER_COUNTS[-1]}, "
+                         f"got {num_players!r}")
+    if num_players > len(specs):
+        raise ValueError(f"tables of {num_players} players need at least {num_players} agents, got "
+                         f"{len(specs)}: give more agents or players from {PLAYER_COUNTS[0]} to {len(specs)}")
+    return specs
+
+
+def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jobs: int | None = None,
+            rules: dict | None = None, trust: bool = False) -> dict:
+    """Check every input of :func:`league` (loading each agent once); nothing is played."""
+    specs = _check_agents(agents, num_players)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a whole number of at least 1, got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a whole number of at least 0, got {seed!r}")
+    jobs = default_jobs() if jobs is None else jobs
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+    base = dict(rules or {})
+    unknown = [key for key in base if key not in BASE_RULES_KEYS]
+    if unknown:
+        raise ValueError(f"unknown rules key {unknown[0]!r} (allowed keys: {', '.join(BASE_RULES_KEYS)})")
+    try:
+        checked = Rules(**base, num_players=num_players)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"rules: {exc}") from None
+    base = {key: getattr(checked, key) for key in BASE_RULES_KEYS}
+    load_deck(base["deck_file"])
+
+    from .evaluate import _check_actions
+
+    cache: dict = {}
+    for spec in specs:  # every name checked here, once, before any worker starts
+        try:
+            agent = seat_agents((spec,), {}, trust)[0]
+        except ValueError as exc:
+            message = str(exc)
+            raise ValueError(message if spec in message else f"agent {spec!r}: {message}") from None
+        try:
+            _check_actions([agent], base["max_bid"])
+        except ValueError as exc:
+            raise ValueError(f"agent {spec!r} cannot sit at this table: {exc}") from None
+    rules_dict = {**base, "num_players": num_players, "jen_level": None}
+    tables = [(combo, rules_dict) for combo in itertools.combinations(specs, num_players)]
+    return {"agents": specs, "num_players": num_players, "games": games, "seed": seed, "jobs": jobs,
+            "rules": {"num_players": num_players, **base}, "tables": tables, "cache": cache, "trust": trust}
+
+
+def execute(plan: dict, progress: bool = False, bootstrap: int = BOOTSTRAP) -> dict:
+    """Play what :func:`prepare` checked; the league report."""
+    specs, tables = plan["agents"], plan["tables"]
+    index = {spec: i for i, spec in enumerate(specs)}
+    k = len(specs)
+    records = play_tables(tables, plan["games"], plan["seed"], plan["jobs"], plan["cache"], plan["trust"],
+                          progress)
+    games, wins, shared, score = [0] * k, [0] * k, [0] * k, [0] * k
+    table_entries, fit_input = [], []
+    for (combo, _), table_records in zip(tables, records):
+        members = [index[s] for s in combo]
+        n = len(combo)
+        t_wins, t_shared, t_score = [0] * n, [0] * n, [0] * n
+        for scores, _, winners in table_records:
+            for a in range(n):
+                t_score[a] += scores[a]
+            for a in winners:
+                if len(winners) == 1:
+                    t_wins[a] += 1
+                else:
+                    t_shared[a] += 1
+        for a, m in enumerate(members):
+            games[m] += len(table_records)
+            wins[m] += t_wins[a]
+            shared[m] += t_shared[a]
+            score[m] += t_score[a]
+        table_entries.append({"agents": list(combo), "games": len(table_records), "wins": t_wins,
+                              "shared_wins": t_shared,
+                              "mean_scores": [s / len(table_records) for s in t_score]})
+        fit_input.append((members, pairwise_matrices(table_records, n)))
+    ratings, low, high, pair_wins = fit_ratings(fit_input, k, plan["seed"], bootstrap)
+    standings = []
+    for m, spec in enumerate(specs):
+        w_low, w_high = wilson_interval(wins[m], games[m])
+        standings.append({
+            "agent": spec, "games": games[m], "wins": wins[m], "shared_wins": shared[m],
+            "win_rate": wins[m] / games[m], "win_ci_low": w_low, "win_ci_high": w_high,
+            "mean_score": score[m] / games[m],
+            "rating": float(ratings[m]), "rating_low": float(low[m]), "rating_high": float(high[m]),
+        })
+    standings.sort(key=lambda row: (-row["rating"], row["agent"]))
+    return {
+        "mode": "league",
+        "agents": list(specs),
+        "num_players": plan["num_players"],
+        "games_per_table": plan["games"],
+        "seed": plan["seed"],
+        "confidence": CONFIDENCE,
+        "rules": dict(plan["rules"]),
+        "schedule": f"every combination of {plan['num_players']} of the {k} agents, {len(tables)} tables; "
+                    f"game i of every table on deck seed seed+i, seats rotated game by game",
+        "rating_method": {"model": "Bradley-Terry on pairwise finishing order (ties count half)",
+                          "scale": f"Elo: mean {MEAN_RATING:g}, 400 points = 10:1 odds",
+                          "prior_sd": PRIOR_SD, "interval": "percentile bootstrap over games within tables",
+                          "bootstrap": bootstrap},
+        "standings": standings,
+        "pairwise_wins": {"agents": list(specs), "wins": pair_wins.tolist()},
+        "tables": table_entries,
+    }
+
+
+def league(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jobs: int | None = None,
+           rules: dict | None = None, trust: bool = False, progress: bool = False,
+           bootstrap: int = BOOTSTRAP) -> dict:
+    """Play a league of ``agents`` at tables of ``num_players``; the JSON-ready report.
+
+    ``games`` per table; ``rules``: any of ``bust_buy``, ``payment``, ``max_bid``,
+    ``deck_file``. ``ValueError`` on bad input: an unknown agent, fewer than two, one
+    named twice, ``num_players`` outside 2-5 or above the number of agents, a model
+    made for another game.
+    """
+    plan = prepare(agents, num_players=num_players, games=games, seed=seed, jobs=jobs, rules=rules, trust=trust)
+    return execute(plan, progress=progress, bootstrap=bootstrap)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def format_league(report: dict) -> str:
+    """The standings as an aligned text table, best rating first."""
+    pct = round(100 * report.get("confidence", CONFIDENCE))
+    lines = [(f"league of {len(report['agents'])} agents at tables of {report['num_players']} players, "
+             f"{len(report['tables'])} table{'s' if len(report['tables']) != 1 else ''} of "
+             f"{report['games_per_table']} games, seeds from {report['seed']}; "
+             f"Bradley-Terry ratings (Elo scale) with {pct}% bootstrap intervals")]
+    header = ("agent", "games", "wins", "win %", f"{pct}% interval", "mean score", "rating", f"{pct}% interval")
+    rows = [(r["agent"], str(r["games"]), str(r["wins"]), f"{100 * r['win_rate']:.1f}",
+             f"{100 * r['win_ci_low']:.1f} - {100 * r['win_ci_high']:.1f}", f"{r['mean_score']:.1f}",
+             f"{r['rating']:.0f}", f"{r['rating_low']:.0f} - {r['rating_high']:.0f}")
+            for r in report["standings"]]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(row):
+        cells = [row[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in zip(row[1:], widths[1:])]
+        return "  ".join(cells).rstrip()
+
+    lines += [line(header), line(tuple("-" * w for w in widths))] + [line(row) for row in rows]
+    lines.append(f"(win %: sole wins, a fair share is {100 / report['num_players']:.0f}%)")
+    shared = sum(r["shared_wins"] for r in report["standings"])
+    if shared:
+        lines.append(f"({shared} shared wins not counted as wins)")
+    return "\n".join(lines)
+
+
+def save_league(report: dict, out_dir) -> tuple[Path, Path]:
+    """Write ``league.json`` and ``league.png`` in ``out_dir``; their paths."""
+    import json
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, png_path = out_dir / LEAGUE_FILES[0], out_dir / LEAGUE_FILES[1]
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    plot_league(report, png_path)
+    return json_path, png_path
+
+
+def plot_league(report: dict, path) -> None:
+    """The ratings with their intervals, best at the top, as a PNG."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rows = report["standings"]
+    y = list(range(len(rows)))[::-1]
+    figure = Figure(figsize=(6.4, 1.2 + 0.45 * len(rows)))
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot()
+    ax.errorbar([r["rating"] for r in rows], y,
+                xerr=[[r["rating"] - r["rating_low"] for r in rows], [r["rating_high"] - r["rating"] for r in rows]],
+                fmt="o", capsize=4)
+    ax.axvline(MEAN_RATING, linestyle="--", color="grey", linewidth=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels([r["agent"] for r in rows])
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel(f"rating (Elo scale), {round(100 * report.get('confidence', CONFIDENCE))}% bootstrap interval")
+    ax.set_title(f"league at {report['num_players']} players, {report['games_per_table']} games per table",
+                 fontsize=10)
+    ax.grid(alpha=0.3, axis="x")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def add_league_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("agents", nargs="+", metavar="AGENT", help=f"two or more agents: {NAMES_HELP}")
+    parser.add_argument("--players", type=within(PLAYER_COUNTS, "--players"), default=2, metavar="N",
+                        help=f"players at each table, {span(PLAYER_COUNTS)}, at most the number of agents "
+                             f"(default 2); every combination of N agents plays")
+    parser.add_argument("--games", type=at_least(1, "--games"), default=100, metavar="G",
+                        help="games per table (default 100)")
+    parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="S",
+                        help="game i of every table uses deck seed S+i; also seeds the bootstrap (default 0)")
+    parser.add_argument("--jobs", type=at_least(1, "--jobs"), default=None, metavar="J",
+                        help="worker processes (default: all cores; the results do not depend on it)")
+    defaults = Rules()
+    parser.add_argument("--bust-buy", action="store_true", help="the busting variant")
+    parser.add_argument("--payment", choices=PAYMENTS, default=defaults.payment,
+                        help=f"how prices and bids are paid (default {defaults.payment})")
+    parser.add_argument("--max-bid", type=within(MAX_BIDS, "--max-bid"), default=defaults.max_bid, metavar="N",
+                        help=f"the highest bid, {span(MAX_BIDS)} (default {defaults.max_bid}); "
+                             f"a model needs the max_bid it was trained with")
+    parser.add_argument("--deck-file", metavar="PATH", default=defaults.deck_file,
+                        help="a deck file instead of the bundled deck")
+    parser.add_argument("--out", metavar="DIR", help=f"where to save league.json / league.png "
+                                                      f"(default {DEFAULT_OUT})")
+    parser.add_argument("--overwrite", action="store_true", help="replace the league report already in --out")
+    add_trust_argument(parser)
+
+
+def run(args) -> int:
+    """Play the league ``args`` describe, print the table, save the report; 0. ``ValueError`` on bad input."""
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out is empty: give a folder for league.json / league.png")
+    out_dir = Path(args.out) if args.out is not None else DEFAULT_OUT
+    plan = prepare(args.agents, num_players=args.players, games=args.games, seed=args.seed, jobs=args.jobs,
+                   rules=rules_from_args(args), trust=args.trust_model)
+    prepare_out_dir(out_dir)
+    old = [name for name in LEAGUE_FILES if (out_dir / name).exists()]
+    if old and not args.overwrite:
+        raise ValueError(f"--out {str(out_dir)!r} already holds a league report ({', '.join(old)}): "
+                         f"use --overwrite to replace it, or another --out")
+    report = execute(plan, progress=True)
+    print(format_league(report))
+    try:
+        json_path, png_path = save_league(report, out_dir)
+    except OSError as exc:
+        raise ValueError(f"cannot save the league in {str(out_dir)!r}: {exc.strerror or exc}") from None
+    print(f"saved {json_path} and {png_path}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m train.league",
+                                     description="A league of agents at N-player tables, with ratings "
+                                                 "(the same as `ten league`).")
+    add_league_arguments(parser)
+    return run_command(parser.prog, run, parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
