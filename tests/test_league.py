@@ -1,0 +1,148 @@
+"""``ten league``: the schedule, the Bradley-Terry ratings, the table and files, the refusals."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from models import save_model_for_other_observations
+
+from agents import play_games
+from agents.registry import make_agent
+from ten_env import Rules
+from train import league as L
+from train.cli import main as ten
+
+
+@pytest.fixture(scope="module")
+def three_way():
+    """random, heuristic and jen:5 in 2-player games: 3 tables of 12 games, played here."""
+    return L.league(["random", "heuristic", "jen:5"], num_players=2, games=12, seed=3, jobs=1)
+
+
+def test_schedule_every_combination_on_the_same_seeds(three_way):
+    assert [t["agents"] for t in three_way["tables"]] == [["random", "heuristic"], ["random", "jen:5"],
+                                                          ["heuristic", "jen:5"]]
+    assert all(t["games"] == 12 for t in three_way["tables"])
+    plan = L.prepare(["random", "heuristic", "jen:5", "jen:8", "jen:10"], num_players=4, games=1, jobs=1)
+    assert len(plan["tables"]) == 5 and all(len(specs) == 4 for specs, _ in plan["tables"])
+    # a table's tallies are those of play_games on the same seeds (game i on seed + i, seats rotated)
+    table = play_games([make_agent("random", seed=0), make_agent("heuristic", seed=1)], Rules(num_players=2),
+                       n=12, seed=3)
+    assert three_way["tables"][0]["wins"] == table.wins
+    assert three_way["tables"][0]["mean_scores"] == pytest.approx(table.mean_scores)
+
+
+def test_stronger_agent_rates_higher_and_totals_agree(three_way):
+    rows = {r["agent"]: r for r in three_way["standings"]}
+    assert rows["heuristic"]["rating"] > rows["random"]["rating"]
+    assert rows["heuristic"]["rating_low"] > rows["random"]["rating_high"]
+    assert [r["agent"] for r in three_way["standings"]][0] == "heuristic"
+    for r in three_way["standings"]:
+        assert r["games"] == 24 and r["rating_low"] <= r["rating"] <= r["rating_high"]
+        assert r["win_ci_low"] <= r["win_rate"] <= r["win_ci_high"]
+    assert np.mean([r["rating"] for r in three_way["standings"]]) == pytest.approx(L.MEAN_RATING)
+    # every game of two players is one pairwise result
+    assert np.sum(three_way["pairwise_wins"]["wins"]) == pytest.approx(3 * 12)
+
+
+def test_bradley_terry_matches_a_general_optimiser():
+    from scipy.optimize import minimize
+    from scipy.special import log_expit
+
+    rng = np.random.default_rng(0)
+    wins = rng.integers(0, 30, (4, 4)).astype(float)
+    np.fill_diagonal(wins, 0)
+
+    def loss(s):
+        return -np.sum(wins * log_expit(s[:, None] - s[None, :])) + np.sum(s * s) / (2 * L.PRIOR_SD ** 2)
+
+    expected = minimize(loss, np.zeros(4), method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12,
+                                                                           "maxiter": 20000}).x
+    assert L.bradley_terry(wins) == pytest.approx(expected - expected.mean(), abs=1e-4)
+    # one agent ahead in every comparison: a finite rating, kept so by the prior
+    assert np.all(np.isfinite(L.bradley_terry(np.array([[0, 50.0], [0, 0]]))))
+
+
+def test_deterministic_and_independent_of_jobs():
+    kwargs = dict(num_players=3, games=6, seed=11)
+    agents = ["random", "heuristic", "jen:6"]
+    one = L.league(agents, jobs=1, **kwargs)
+    assert one == L.league(agents, jobs=2, **kwargs)
+    assert one == L.league(agents, jobs=1, **kwargs)
+    assert one != L.league(agents, jobs=1, num_players=3, games=6, seed=12)
+
+
+def test_table_json_and_png_agree(three_way, tmp_path):
+    json_path, png_path = L.save_league(three_way, tmp_path)
+    assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    saved = json.loads(json_path.read_text())
+    assert saved == json.loads(json.dumps(three_way))
+    table = L.format_league(saved).splitlines()
+    assert "3 tables of 12 games" in table[0]
+    for line, row in zip(table[3:6], saved["standings"]):
+        cells = line.split()
+        assert cells[0] == row["agent"] and int(cells[1]) == row["games"] and int(cells[2]) == row["wins"]
+        assert f"{row['rating']:.0f}" in cells and f"{row['rating_low']:.0f}" in cells
+
+
+@pytest.mark.parametrize("agents, players, message", [
+    (["random", "no-such-agent"], 2, "unknown agent 'no-such-agent'; use random, heuristic"),
+    (["random"], 2, "at least two agents"),
+    (["random", "random"], 2, "named more than once"),
+    (["random", "heuristic"], 3, "tables of 3 players need at least 3 agents, got 2"),
+    (["random", "heuristic"], 6, "from 2 to 5"),
+    (["random", "heuristic"], 1, "from 2 to 5"),
+])
+def test_bad_input_is_a_value_error(agents, players, message):
+    with pytest.raises(ValueError, match=message):
+        L.prepare(agents, num_players=players, games=2, jobs=1)
+
+
+def test_models_that_cannot_sit_at_the_table_are_refused(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    import ten_env
+
+    path = tmp_path / "bid20.zip"
+    MaskablePPO("MlpPolicy", ten_env.SoloEnv(jen_level=4, max_bid=20), n_steps=64, batch_size=32).save(path)
+    with pytest.raises(ValueError, match=r"cannot sit at this table.*112 actions but the game has 132"):
+        L.prepare(["random", str(path)], num_players=2, games=2, jobs=1)
+    assert L.prepare(["random", str(path)], num_players=2, games=2, jobs=1, rules={"max_bid": 20})
+    save_model_for_other_observations(tmp_path / "other.zip")
+    with pytest.raises(ValueError, match=r"shape \(10,\)"):
+        L.prepare(["random", str(tmp_path / "other.zip")], num_players=2, games=2, jobs=1)
+
+
+def test_cli_refuses_to_overwrite_and_says_why_in_one_line(tmp_path, capsys):
+    out = tmp_path / "league"
+    args = ["league", "random", "heuristic", "--games", "2", "--jobs", "1", "--out", str(out)]
+    assert ten(args) == 0
+    assert "saved" in capsys.readouterr().out
+    assert ten(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "already holds a league report" in err and "--overwrite" in err
+    assert ten(args + ["--overwrite"]) == 0
+    capsys.readouterr()
+    assert ten(["league", "random", "nobody", "--out", str(tmp_path / "never")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown agent 'nobody'" in err
+    assert not (tmp_path / "never").exists()
+
+
+def test_cli_subprocess(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "train.cli", "league", "random", "heuristic", "jen:5",
+                          "--players", "3", "--games", "3", "--jobs", "1", "--out", "out"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    report = json.loads((tmp_path / "out" / "league.json").read_text())
+    assert report["num_players"] == 3 and len(report["tables"]) == 1
+    assert all(row["agent"] in run.stdout for row in report["standings"])
+    assert (tmp_path / "out" / "league.png").is_file()
+    bad = subprocess.run([sys.executable, "-m", "train.cli", "league", "random", "heuristic", "--players", "4"],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "need at least 4 agents" in bad.stderr
