@@ -68,6 +68,21 @@ def play_game(game: Game, players: list) -> None:
         game.act(act(*player_view(game, seat, player)))
 
 
+def seeded_games(agents: list, rules: Rules, n: int, seed: int):
+    """Play ``n`` games, yielding each finished one as ``(game, order)``: game ``i`` uses deck
+    seed ``seed + i`` and seats rotated by ``i`` (``order[seat]`` is the index of the agent
+    in that seat); every agent is reset with a seed of its own before each game."""
+    k = len(agents)
+    for i in range(n):
+        order = [(j + i) % k for j in range(k)]
+        for j, agent in enumerate(agents):
+            if hasattr(agent, "reset"):
+                agent.reset(seed=seed + i + 1000003 * j)
+        game = Game(rules, seed=seed + i)
+        play_game(game, [agents[a] for a in order])
+        yield game, order
+
+
 def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int = 0) -> Results:
     """Play ``n`` games; game ``i`` uses deck seed ``seed + i`` and seats rotated by ``i``.
 
@@ -81,13 +96,7 @@ def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int
         raise ValueError(f"play_games needs {seats} agent(s) for these rules, got {len(agents)}")
     k = len(agents)
     results = Results(wins=[0] * k, shared_wins=[0] * k, total_scores=[0] * k, margins=[0] * k)
-    for i in range(n):
-        order = [(j + i) % k for j in range(k)]  # order[seat] = index of the agent in that seat
-        for j, agent in enumerate(agents):
-            if hasattr(agent, "reset"):
-                agent.reset(seed=seed + i + 1000003 * j)
-        game = Game(rules, seed=seed + i)
-        play_game(game, [agents[a] for a in order])
+    for game, order in seeded_games(agents, rules, n, seed):
         scores, winners = game.scores(), game.winners()
         for seat, a in enumerate(order):
             if seat in winners:

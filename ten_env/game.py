@@ -203,16 +203,18 @@ class Game:
         """
         if not self.is_over:
             raise ValueError("the game is not over yet: winners() is known only at the end")
-        scores = self.scores()
         if self.solitaire:
+            scores = self.scores()
             return [0] if scores[0] > scores[JEN_SEAT] else [JEN_SEAT]
+        keys = [self.standing(s) for s in range(self.num_players)]
+        best = max(keys)
+        return [s for s in range(self.num_players) if keys[s] == best]
 
-        def rank(seat):
-            money = self.coins[seat] + BUST_TOKEN_VALUE * self.bust_tokens[seat]
-            return (scores[seat], money, -sum(self.hands[seat]))
-
-        best = max(rank(s) for s in range(self.num_players))
-        return [s for s in range(self.num_players) if rank(s) == best]
+    def standing(self, seat: int) -> tuple[int, int, int]:
+        """How ``seat`` ranks in a normal game, higher first: (score, money, -cards held),
+        money being coins plus bust tokens at 3: the rulebook's order for the winner."""
+        money = self.coins[seat] + BUST_TOKEN_VALUE * self.bust_tokens[seat]
+        return hand_score(self.hands[seat]), money, -sum(self.hands[seat])
 
     def card_locations(self) -> dict[str, list[int]]:
         """Counts per card id in each place a card can be; every card is in exactly one."""

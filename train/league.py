@@ -46,10 +46,9 @@ from pathlib import Path
 import numpy as np
 
 from agents.registry import NAMES_HELP
-from agents.tournament import play_game
-from ten_env import Game, Rules
+from agents.tournament import seeded_games
+from ten_env import Rules
 from ten_env.deck import load as load_deck
-from ten_env.payment import BUST_TOKEN_VALUE
 from ten_env.rules import MAX_BIDS, PAYMENTS, PLAYER_COUNTS
 
 from .options import (add_trust_argument, at_least, prepare_out_dir,
@@ -77,25 +76,17 @@ def play_table(agents: list, rules: Rules, n: int, seed: int) -> list[tuple]:
     """``n`` games of ``agents`` (one per seat), seeds and seats as :func:`agents.play_games`.
 
     One record per game: ``(scores, keys, winners)``, each indexed by the agent's
-    position in ``agents``: its score, its finishing key ``(score, money, -cards)``
+    position in ``agents``: its score, its finishing key (:meth:`ten_env.Game.standing`)
     (higher is better), and the positions of the winners.
     """
     k = len(agents)
     records = []
-    for i in range(n):
-        order = [(j + i) % k for j in range(k)]  # order[seat] = position of the agent in that seat
-        for j, agent in enumerate(agents):
-            if hasattr(agent, "reset"):
-                agent.reset(seed=seed + i + 1000003 * j)
-        game = Game(rules, seed=seed + i)
-        play_game(game, [agents[a] for a in order])
-        scores, winners = game.scores(), game.winners()
-        by_agent_score, by_agent_key = [0] * k, [None] * k
+    for game, order in seeded_games(agents, rules, n, seed):
+        scores, by_agent_score, by_agent_key = game.scores(), [0] * k, [None] * k
         for seat, a in enumerate(order):
-            money = game.coins[seat] + BUST_TOKEN_VALUE * game.bust_tokens[seat]
             by_agent_score[a] = scores[seat]
-            by_agent_key[a] = (scores[seat], money, -sum(game.hands[seat]))
-        records.append((tuple(by_agent_score), tuple(by_agent_key), tuple(sorted(order[s] for s in winners))))
+            by_agent_key[a] = game.standing(seat)
+        records.append((tuple(by_agent_score), tuple(by_agent_key), tuple(sorted(order[s] for s in game.winners()))))
     return records
 
 
