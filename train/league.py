@@ -40,7 +40,6 @@ import argparse
 import itertools
 import math
 import sys
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +53,7 @@ from ten_env.rules import MAX_BIDS, PAYMENTS, PLAYER_COUNTS
 from .options import (add_trust_argument, at_least, prepare_out_dir,
                       rules_from_args, run_command, span, within)
 from .report import BASE_RULES_KEYS
-from .runner import Chunk, _worker_init, chunks, default_jobs, seat_agents
+from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 from .stats import CONFIDENCE, wilson_interval
 
 #: Every file :func:`save_league` writes in its folder; nothing else there is ever touched.
@@ -96,58 +95,17 @@ def _play_chunk(chunk: Chunk, cache: dict) -> tuple[int, int, list]:
     return chunk.index, chunk.first_seed, play_table(agents, rules, chunk.games, chunk.first_seed)
 
 
-_WORKER_CACHE: dict = {}
-
-
-def _play_chunk_in_worker(chunk: Chunk) -> tuple[int, int, list]:
-    result = _play_chunk(chunk, _WORKER_CACHE)
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-    return result
-
-
 def play_tables(tables: list[tuple], games: int, seed: int, jobs: int, cache: dict | None = None,
                 trust: bool = False, progress: bool = False) -> list[list]:
     """The game records of every table (``(specs, rules dict)``), in game order, whatever ``jobs``."""
-    cache = {} if cache is None else cache
-    tasks = chunks(tables, games, seed, jobs, trust)
     parts: list[dict] = [{} for _ in tables]
-    bar = None
-    if progress:
-        try:
-            from tqdm import tqdm
 
-            bar = tqdm(total=len(tables) * games, unit="game", file=sys.stderr, leave=False,
-                       desc="league", dynamic_ncols=True)
-        except ImportError:  # pragma: no cover
-            bar = None
-
-    def done(index, first_seed, records):
+    def done(task, result) -> None:
+        index, first_seed, records = result
         parts[index][first_seed] = records
-        if bar is not None:
-            bar.update(len(records))
 
-    try:
-        if jobs == 1:
-            for task in tasks:
-                done(*_play_chunk(task, cache))
-        else:
-            import multiprocessing
-
-            executor = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)),
-                                           mp_context=multiprocessing.get_context("spawn"),
-                                           initializer=_worker_init)
-            try:
-                pending = {executor.submit(_play_chunk_in_worker, task) for task in tasks}
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        done(*future.result())
-            finally:
-                executor.shutdown(wait=True, cancel_futures=True)
-    finally:
-        if bar is not None:
-            bar.close()
+    run_chunks(chunks(tables, games, seed, jobs, trust), _play_chunk, jobs, {} if cache is None else cache,
+               done, progress, desc="league")
     return [[record for first in sorted(part) for record in part[first]] for part in parts]
 
 

@@ -77,12 +77,17 @@ def _worker_init() -> None:
         os.environ.setdefault(var, "1")
 
 
-def play_chunk_in_worker(chunk: Chunk) -> tuple[int, Results]:
-    """:func:`play_chunk` in a worker process, its agents kept for the worker's next chunks."""
-    result = play_chunk(chunk, _WORKER_CACHE)
+def _play_in_worker(play, chunk: Chunk):
+    """``play(chunk, cache)`` in a worker process, its agents kept for the worker's next chunks."""
+    result = play(chunk, _WORKER_CACHE)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
     return result
+
+
+def play_chunk_in_worker(chunk: Chunk) -> tuple[int, Results]:
+    """:func:`play_chunk` in a worker process."""
+    return _play_in_worker(play_chunk, chunk)
 
 
 def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool = False) -> list[Chunk]:
@@ -101,36 +106,34 @@ def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool 
     return tasks
 
 
-def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progress: bool = False,
-                  cache: dict | None = None, trust: bool = False) -> list[Results]:
-    """The results of ``games`` games of each matchup, game ``i`` on deck seed ``seed + i``.
+def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progress: bool = False,
+               desc: str = "evaluating") -> None:
+    """Call ``play(chunk, cache)`` for every chunk and ``on_done(chunk, result)`` as each ends.
 
-    ``jobs == 1`` plays here, with agents from ``cache``; more start that many
-    worker processes (spawned: a parent that has loaded torch must not be forked),
-    each loading its own agents. ``progress`` shows a bar on stderr.
+    ``jobs == 1`` plays here, with agents from ``cache``; more start that many worker
+    processes (spawned: a parent that has loaded torch must not be forked), each
+    loading its own agents; ``play`` must then be a module-level function. ``progress``
+    shows a bar of the games played on stderr.
     """
-    cache = {} if cache is None else cache
-    tasks = chunks(matchups, games, seed, jobs, trust)
-    totals: list[Results | None] = [None] * len(matchups)
     bar = None
     if progress:
         try:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(matchups) * games, unit="game", file=sys.stderr, leave=False,
-                       desc="evaluating", dynamic_ncols=True)
+            bar = tqdm(total=sum(task.games for task in tasks), unit="game", file=sys.stderr, leave=False,
+                       desc=desc, dynamic_ncols=True)
         except ImportError:  # pragma: no cover - tqdm comes with the training extra
             bar = None
 
-    def done(index: int, part: Results):
-        totals[index] = part if totals[index] is None else totals[index].merge(part)
+    def done(task: Chunk, result) -> None:
+        on_done(task, result)
         if bar is not None:
-            bar.update(part.games)
+            bar.update(task.games)
 
     try:
         if jobs == 1:
             for task in tasks:
-                done(*play_chunk(task, cache))
+                done(task, play(task, cache))
         else:
             import multiprocessing
 
@@ -138,14 +141,28 @@ def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progr
             executor = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
                                            initializer=_worker_init)
             try:
-                pending = {executor.submit(play_chunk_in_worker, task) for task in tasks}
+                pending = {executor.submit(_play_in_worker, play, task): task for task in tasks}
                 while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for future in finished:
-                        done(*future.result())
+                        done(pending.pop(future), future.result())
             finally:
                 executor.shutdown(wait=True, cancel_futures=True)
     finally:
         if bar is not None:
             bar.close()
+
+
+def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progress: bool = False,
+                  cache: dict | None = None, trust: bool = False) -> list[Results]:
+    """The results of ``games`` games of each matchup, game ``i`` on deck seed ``seed + i``,
+    here or on ``jobs`` worker processes (:func:`run_chunks`); the same whatever ``jobs``."""
+    totals: list[Results | None] = [None] * len(matchups)
+
+    def done(task: Chunk, result: tuple[int, Results]) -> None:
+        index, part = result
+        totals[index] = part if totals[index] is None else totals[index].merge(part)
+
+    run_chunks(chunks(matchups, games, seed, jobs, trust), play_chunk, jobs, {} if cache is None else cache,
+               done, progress)
     return totals
