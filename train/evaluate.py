@@ -67,7 +67,7 @@ from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
 
 from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name,
                       parse_levels, parse_opponents, prepare_out_dir, rules_from_args, run_command, span)
-from .report import BASE_RULES_KEYS, existing_report, format_table, save_report
+from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
 from .runner import default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
 
@@ -299,11 +299,7 @@ def run(args) -> int:
     plan = _prepare(args.agent, levels=levels, opponents=opponents, num_players=args.players,
                     games=args.games, seed=args.seed, jobs=args.jobs, rules=rules_from_args(args),
                     trust=args.trust_model)
-    prepare_out_dir(out_dir)
-    old = existing_report(out_dir)
-    if old and not args.overwrite:
-        raise ValueError(f"--out {str(out_dir)!r} already holds a report ({', '.join(old)}): "
-                         f"use --overwrite to replace it, or another --out")
+    prepare_out_dir(out_dir, REPORT_FILES, args.overwrite)
     report = _execute(plan, progress=True)
     print(format_table(report))
     try:

@@ -48,9 +48,9 @@ from agents.registry import NAMES_HELP
 from agents.tournament import seeded_games
 from ten_env import Rules
 from ten_env.deck import load as load_deck
-from ten_env.rules import MAX_BIDS, PAYMENTS, PLAYER_COUNTS
+from ten_env.rules import PLAYER_COUNTS
 
-from .options import (add_trust_argument, at_least, prepare_out_dir,
+from .options import (add_rules_arguments, add_trust_argument, at_least, prepare_out_dir,
                       rules_from_args, run_command, span, within)
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
@@ -419,15 +419,7 @@ def add_league_arguments(parser: argparse.ArgumentParser) -> None:
                         help="game i of every table uses deck seed S+i; also seeds the bootstrap (default 0)")
     parser.add_argument("--jobs", type=at_least(1, "--jobs"), default=None, metavar="J",
                         help="worker processes (default: all cores; the results do not depend on it)")
-    defaults = Rules()
-    parser.add_argument("--bust-buy", action="store_true", help="the busting variant")
-    parser.add_argument("--payment", choices=PAYMENTS, default=defaults.payment,
-                        help=f"how prices and bids are paid (default {defaults.payment})")
-    parser.add_argument("--max-bid", type=within(MAX_BIDS, "--max-bid"), default=defaults.max_bid, metavar="N",
-                        help=f"the highest bid, {span(MAX_BIDS)} (default {defaults.max_bid}); "
-                             f"a model needs the max_bid it was trained with")
-    parser.add_argument("--deck-file", metavar="PATH", default=defaults.deck_file,
-                        help="a deck file instead of the bundled deck")
+    add_rules_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help=f"where to save league.json / league.png "
                                                       f"(default {DEFAULT_OUT})")
     parser.add_argument("--overwrite", action="store_true", help="replace the league report already in --out")
@@ -441,11 +433,7 @@ def run(args) -> int:
     out_dir = Path(args.out) if args.out is not None else DEFAULT_OUT
     plan = prepare(args.agents, num_players=args.players, games=args.games, seed=args.seed, jobs=args.jobs,
                    rules=rules_from_args(args), trust=args.trust_model)
-    prepare_out_dir(out_dir)
-    old = [name for name in LEAGUE_FILES if (out_dir / name).exists()]
-    if old and not args.overwrite:
-        raise ValueError(f"--out {str(out_dir)!r} already holds a league report ({', '.join(old)}): "
-                         f"use --overwrite to replace it, or another --out")
+    prepare_out_dir(out_dir, LEAGUE_FILES, args.overwrite, what="a league report")
     report = execute(plan, progress=True)
     print(format_league(report))
     try:

@@ -139,6 +139,21 @@ player_count.__name__ = "players"
 # --------------------------------------------------------------------------- ten eval
 
 
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--bust-buy``, ``--payment``, ``--max-bid``, ``--deck-file``: the game a command plays
+    (read back by :func:`rules_from_args`); a model must play the rules it was trained with."""
+    defaults = Rules()
+    parser.add_argument("--bust-buy", action="store_true",
+                        help="the busting variant (evaluate a model on the rules it was trained with)")
+    parser.add_argument("--payment", choices=PAYMENTS, default=defaults.payment,
+                        help=f"how prices and bids are paid (default {defaults.payment})")
+    parser.add_argument("--max-bid", type=within(MAX_BIDS, "--max-bid"), default=defaults.max_bid,
+                        metavar="N", help=f"the highest bid, {span(MAX_BIDS)} (default {defaults.max_bid}); "
+                                          f"a model needs the max_bid it was trained with")
+    parser.add_argument("--deck-file", metavar="PATH", default=defaults.deck_file,
+                        help="a deck file instead of the bundled deck")
+
+
 def rules_from_args(args) -> dict:
     """The ``rules`` of :func:`train.evaluate.evaluate` from the command line: every base field, defaults included."""
     defaults = Rules()
@@ -150,8 +165,13 @@ def rules_from_args(args) -> dict:
     }
 
 
-def prepare_out_dir(out_dir) -> Path:
-    """Make ``out_dir`` and check a file can be written in it; ``ValueError`` saying why not."""
+def prepare_out_dir(out_dir, report: tuple[str, ...] = (), overwrite: bool = False,
+                    what: str = "a report") -> Path:
+    """Make ``out_dir`` and check a file can be written in it; ``ValueError`` saying why not.
+
+    If any of the ``report`` files is already there, it is refused unless ``overwrite``
+    (the command's ``--overwrite``) says to replace it.
+    """
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ValueError(f"--out {str(out_dir)!r} is a file, not a folder")
@@ -161,6 +181,10 @@ def prepare_out_dir(out_dir) -> Path:
             pass
     except OSError as exc:
         raise ValueError(f"cannot write to {str(out_dir)!r}: {exc.strerror or exc}") from None
+    old = [name for name in report if (out_dir / name).exists()]
+    if old and not overwrite:
+        raise ValueError(f"--out {str(out_dir)!r} already holds {what} ({', '.join(old)}): "
+                         f"use --overwrite to replace it, or another --out")
     return out_dir
 
 
@@ -186,16 +210,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                         help="game i uses deck seed SEED+i (default 0)")
     parser.add_argument("--jobs", type=at_least(1, "--jobs"), default=None, metavar="N",
                         help="worker processes (default: all cores; the results do not depend on it)")
-    defaults = Rules()
-    parser.add_argument("--bust-buy", action="store_true",
-                        help="the busting variant (evaluate a model on the rules it was trained with)")
-    parser.add_argument("--payment", choices=PAYMENTS, default=defaults.payment,
-                        help=f"how prices and bids are paid (default {defaults.payment})")
-    parser.add_argument("--max-bid", type=within(MAX_BIDS, "--max-bid"), default=defaults.max_bid,
-                        metavar="N", help=f"the highest bid, {span(MAX_BIDS)} (default {defaults.max_bid}); "
-                                          f"a model needs the max_bid it was trained with")
-    parser.add_argument("--deck-file", metavar="PATH", default=defaults.deck_file,
-                        help="a deck file instead of the bundled deck")
+    add_rules_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help="where to save report.json / ladder.png "
                                                       "(default runs/eval/<agent name>)")
     parser.add_argument("--overwrite", action="store_true",

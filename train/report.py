@@ -67,12 +67,6 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def existing_report(out_dir) -> list[str]:
-    """The report files (of :data:`REPORT_FILES`) already in ``out_dir``."""
-    out_dir = Path(out_dir)
-    return [name for name in REPORT_FILES if (out_dir / name).exists()]
-
-
 def save_report(report: dict, out_dir) -> tuple[Path, Path | None]:
     """Write ``report.json`` and, for the ladder, ``ladder.png`` in ``out_dir``; their paths.
 
