@@ -35,6 +35,14 @@ def _random_play(game, rng, stop_after=None):
         steps += 1
 
 
+def _played(rules, deck_seed, action_seed, steps):
+    """A game of ``rules`` after ``steps`` random legal actions."""
+    game = Game(rules, seed=deck_seed)
+    for _ in _random_play(game, random.Random(action_seed), stop_after=steps):
+        pass
+    return game
+
+
 # ---------------------------------------------------------------- unseen and chance_outcomes
 
 
@@ -64,9 +72,7 @@ def test_chance_outcomes_of_an_empty_deck_is_an_error():
 
 
 def test_reshuffled_clones_draw_next_cards_as_chance_outcomes_say():
-    game = Game(Rules(num_players=4), seed=3)
-    for _ in _random_play(game, random.Random(0), stop_after=40):
-        pass
+    game = _played(Rules(num_players=4), 3, 0, 40)
     outcomes = dict(game.chance_outcomes())
     trials = 6000
     rng = random.Random(99)
@@ -78,9 +84,7 @@ def test_reshuffled_clones_draw_next_cards_as_chance_outcomes_say():
 
 
 def test_reshuffled_clone_has_the_same_public_state():
-    game = Game(Rules(num_players=3, bust_buy=True), seed=8)
-    for _ in _random_play(game, random.Random(1), stop_after=60):
-        pass
+    game = _played(Rules(num_players=3, bust_buy=True), 8, 1, 60)
     copy = game.clone(shuffle_unseen=5)
     assert copy.snapshot() == game.snapshot()
     assert copy.deck != game.deck  # a new order (a 1 in 10^100 chance of the same one)
@@ -191,9 +195,7 @@ def test_from_snapshot_rebuilds_the_public_state_in_every_phase(name):
 
 def test_from_snapshot_does_not_depend_on_the_true_deck_order():
     """Two games with the same public state and different deck orders rebuild identically."""
-    game = Game(Rules(num_players=3), seed=21)
-    for _ in _random_play(game, random.Random(4), stop_after=30):
-        pass
+    game = _played(Rules(num_players=3), 21, 4, 30)
     other = game.clone(shuffle_unseen=123)
     assert other.deck != game.deck
     a = Game.from_snapshot(game.snapshot(), shuffle_unseen=9)
@@ -203,9 +205,7 @@ def test_from_snapshot_does_not_depend_on_the_true_deck_order():
 
 def test_an_unread_environment_snapshot_holds_no_deck_order():
     """Whatever info["snapshot"] keeps inside, read or not, is the same for any deck order."""
-    game = Game(Rules(num_players=3), seed=21)
-    for _ in _random_play(game, random.Random(4), stop_after=30):
-        pass
+    game = _played(Rules(num_players=3), 21, 4, 30)
     other = game.clone(shuffle_unseen=5)
     assert other.deck != game.deck
     mine, theirs = game.lazy_snapshot(), other.lazy_snapshot()
@@ -249,9 +249,7 @@ def _edited(snapshot, **changes):
     {"net_total": 99},  # totals that do not follow from the tableau
 ])
 def test_from_snapshot_refuses_a_snapshot_that_does_not_hold_together(changes):
-    game = Game(Rules(num_players=3), seed=4)
-    for _ in _random_play(game, random.Random(2), stop_after=20):
-        pass
+    game = _played(Rules(num_players=3), 4, 2, 20)
     with pytest.raises(ValueError, match="not a game snapshot"):
         Game.from_snapshot(_edited(game.snapshot(), **changes), shuffle_unseen=0)
 
