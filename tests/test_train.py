@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -98,6 +99,24 @@ def test_short_runs_write_loadable_models(tmp_path, name, players):
     assert card["policy_kwargs"] == {"net_arch": [32]} and card["observation_shape"] == [463]
     assert card["num_actions"] == 132 and card["max_bid"] == 40 and card["training_steps"] >= 300
     assert card["name"] == name and card["policy"] == "MaskableActorCriticPolicy"
+
+
+def test_warm_start_takes_the_network_of_a_trained_model(tmp_path):
+    _, first = _run("quick", tmp_path / "first", ["train.total_steps=128"])
+    # A learning rate too small to move anything: the second run ends with the first's weights.
+    _, second = _run("selfplay_2p", tmp_path / "second",
+                     ["train.total_steps=128", f"train.init_from={first}", "algorithm.learning_rate=1e-12"])
+    before, after = load_policy(first).state_dict(), load_policy(second).state_dict()
+    assert before.keys() == after.keys()
+    assert all(np.allclose(before[k], after[k], atol=1e-6) for k in before)
+    _, fresh = _run("selfplay_2p", tmp_path / "fresh", ["train.total_steps=128", "algorithm.learning_rate=1e-12"])
+    untouched = load_policy(fresh).state_dict()
+    assert not all(np.allclose(before[k], untouched[k], atol=1e-6) for k in before)
+    with pytest.raises(ValueError, match=r"init_from: no model 'nope': name a shipped model \(ppo-jen"):
+        validate({"train": {"init_from": "nope"}})
+    with pytest.raises(ValueError, match=r"has layers \[32\], algorithm.net_arch is \[64\]"):
+        validate({"train": {"init_from": str(first)}, "algorithm": {"net_arch": [64]}})
+    assert validate({"train": {"init_from": "ppo-jen"}}).train.init_from == "ppo-jen"
 
 
 def test_resume_continues_the_step_count(tmp_path):

@@ -35,6 +35,7 @@ train:
   seed: 0
   reward: win     # or margin
   checkpoint_every: 50000
+  init_from: null # warm start: a pretrained model's name (ppo-jen) or a model .zip, same net_arch
 evaluation:
   every: 50000    # periodic evaluation on fixed seeds (0: never)
   games: 100
@@ -150,6 +151,28 @@ class TrainConfig(_Section):
     seed: int = Field(0, ge=0)
     reward: Literal["win", "margin"] = "win"
     checkpoint_every: int = Field(50_000, ge=1)
+    init_from: str | None = None
+
+    @field_validator("init_from")
+    @classmethod
+    def _model_file(cls, spec):
+        if spec is not None:
+            model_path(spec)  # raises ValueError naming the shipped models
+        return spec
+
+
+def model_path(spec: str) -> Path:
+    """The file of ``train.init_from``: a shipped model's name (``ppo-jen``) or a path to a ``.zip``."""
+    from agents.policy import PRETRAINED_DIR
+
+    shipped = PRETRAINED_DIR / f"{spec}.zip"
+    if shipped.is_file():
+        return shipped
+    path = Path(spec)
+    if path.suffix == ".zip" and path.is_file():
+        return path
+    known = ", ".join(sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip")))
+    raise ValueError(f"no model {spec!r}: name a shipped model ({known}) or an existing .zip file")
 
 
 class EvaluationConfig(_Section):
@@ -210,6 +233,14 @@ class Config(_Section):
             )
         if self.evaluation.final_levels:
             parse_levels(self.evaluation.final_levels)
+        if self.train.init_from:
+            from agents.safe_load import policy_kwargs_from_data, read_data
+
+            path = model_path(self.train.init_from)
+            arch = policy_kwargs_from_data(path, read_data(path)).get("net_arch")
+            if arch != list(self.algorithm.net_arch):
+                raise ValueError(f"train.init_from: the network of {self.train.init_from!r} has layers {arch}, "
+                                 f"algorithm.net_arch is {list(self.algorithm.net_arch)}: set it to the model's")
         return self
 
     def to_dict(self) -> dict:

@@ -357,6 +357,12 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
             max_grad_norm=algo.max_grad_norm, policy_kwargs={"net_arch": list(algo.net_arch)},
             tensorboard_log=str(out_dir / "tb"), seed=config.train.seed, device="cpu", verbose=verbose,
         )
+        if config.train.init_from:
+            try:
+                warm_start(model.policy, config.train.init_from)
+            except ValueError as exc:
+                venv.close()
+                raise ValueError(f"train.init_from: {exc}") from None
     remaining = config.train.total_steps - state["timesteps"]
     try:
         if remaining > 0:
@@ -376,6 +382,19 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     if final_eval:
         final_evaluation(config, final, out_dir, progress=progress)
     return final
+
+
+def warm_start(policy, spec: str) -> None:
+    """Copy the weights of a trained model (``train.init_from``) into a fresh run's policy.
+
+    Only the network is taken, read without unpickling; the optimiser, the schedules and the
+    step count start afresh. The config has checked that both networks have the same layers.
+    """
+    from agents.safe_load import load_policy
+
+    from .config import model_path
+
+    policy.load_state_dict(load_policy(model_path(spec)).state_dict())
 
 
 def write_model_card(model, path: Path, config: Config, jen_level: int | None = None) -> Path:
