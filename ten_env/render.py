@@ -1,4 +1,9 @@
-"""The table as text: what ``render_mode="ansi"`` shows and what ``ten`` prints."""
+"""The table as text: what ``render_mode="ansi"`` shows and what ``ten`` prints.
+
+Seats are labelled ``player N``, or with the names given (``ten play`` and ``ten demo``
+name them after their agents). A game followed move by move is better told by its
+record's events (:mod:`ten_env.record`), which say what each card and action did.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,16 @@ from .scoring import score_counts
 RECENT = 8  # how many of the latest actions to show
 
 
-def render_table(game, me: int | None = None) -> str:
-    """The whole public table of ``game`` as lines of text (``me`` marks a seat as "you")."""
+def render_table(game, me: int | None = None, names: list[str] | None = None, last_moves: bool = True) -> str:
+    """The whole public table of ``game`` as lines of text.
+
+    ``me`` marks a seat as "you"; ``names`` (one per seat) labels the seats; ``last_moves``
+    adds the latest actions by name (leave it out where the events are told as they happen).
+    """
+
+    def label(seat: int) -> str:
+        return f"player {seat}" if names is None else f"{names[seat]} (seat {seat})"
+
     lines = []
     head = f"TEN  turn {game.turn}  deck {len(game.deck)}  phase {game.phase}"
     if game.rules.jen_level is not None:
@@ -20,20 +33,20 @@ def render_table(game, me: int | None = None) -> str:
     tableau = " ".join(C.NAMES[c] for c in game.tableau) or "-"
     lines.append(
         f"tableau: {tableau}   net {game.net_total}  currency {game.currency_total}"
-        f"   (player {game.active_player} drawing)"
+        f"   ({label(game.active_player)} drawing)"
     )
     if game.auction_card is not None:
-        bid = f"{game.high_bid} by player {game.high_bidder}" if game.high_bidder is not None else "none"
+        bid = f"{game.high_bid} by {label(game.high_bidder)}" if game.high_bidder is not None else "none"
         lines.append(f"auction: {C.NAMES[game.auction_card]}  high bid {bid}")
     for seat in range(game.num_players):
         hand = game.hands[seat]
-        label = f"player {seat}"
-        if game.rules.jen_level is not None and seat == JEN_SEAT:
-            label += " (JEN)"
-        if seat == me:
-            label += " (you)"
+        title = label(seat)
+        if game.rules.jen_level is not None and seat == JEN_SEAT and names is None:
+            title += " (JEN)"
+        if seat == me and names is None:
+            title += " (you)"
         lines.append(
-            f"{label}: coins {game.coins[seat]}  bust tokens {game.bust_tokens[seat]}"
+            f"{title}: coins {game.coins[seat]}  bust tokens {game.bust_tokens[seat]}"
             f"  cards {sum(hand)}  score {score_counts(hand)}"
         )
         for col, letter in enumerate(C.COLOURS):
@@ -44,14 +57,15 @@ def render_table(game, me: int | None = None) -> str:
         if wild_names:
             lines.append("    wild " + " ".join(wild_names))
     if game.is_over:
-        winners = ", ".join(f"player {s}" for s in game.winners())
+        winners = ", ".join(label(s) for s in game.winners())
         lines.append(f"game over: scores {game.scores()}  winner(s): {winners}")
     else:
-        lines.append(f"to act: player {game.current_player}")
+        lines.append(f"to act: {label(game.current_player)}")
     recent = game.history[-RECENT:]
-    if recent:
+    if recent and last_moves:
         lines.append(
-            "last: " + "; ".join(f"p{seat} {game.action_name(a)}" for seat, a, _ in recent)
+            "last: " + "; ".join(f"{'p' + str(seat) if names is None else names[seat]} {game.action_name(a)}"
+                                 for seat, a, _ in recent)
         )
     return "\n".join(lines)
 

@@ -1,20 +1,32 @@
 """``ten play``: a person at the terminal plays TEN against JEN or scripted agents.
 
-The table is shown before each of your decisions, with the legal actions
-numbered; answer with the number or the action's name (``draw``, ``bid_5``,
-``buy_G3`` ...). ``help`` explains, ``quit`` leaves (a normal exit, status 0).
-A wrong entry gets a short message and the prompt again. Works with standard
-input from a program, too; input that ends before the game does gives status 1.
+Everything that happens is told as it happens, yours and the agents' moves alike:
+each card drawn with the tableau's running net and currency totals, a bust and
+its reason, who gained coins and why, bids, payments, buys and the final
+scores with any tie-break (the events of :mod:`ten_env.record`). The table is
+shown before each of your decisions, seats labelled with the agents' names, with
+the legal actions numbered and the price beside each buy; answer with the
+number or the action's name (``draw``, ``bid_5``, ``buy_G3`` ...). ``help``
+explains, ``quit`` leaves (a normal exit, status 0). A wrong entry gets a short
+message and the prompt again. Works with standard input from a program, too;
+input that ends before the game does gives status 1. ``save`` (``--save``)
+writes the game's record when the game ends or is left, for ``ten view``.
+
+:func:`watch` tells a game between agents turn by turn (``ten demo``).
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import TextIO
 
 from agents.tournament import player_view
-from ten_env import Game, Rules
+from ten_env import Rules
+from ten_env.record import Recorder, save_record
 from ten_env.render import render_table
+
+from .record import policy_note
 
 HELP = """Answer with the number shown before an action, or its name.
   draw / stop_numbers / stop_currency   draw another card, or stop and take a reward
@@ -25,25 +37,59 @@ Cards: B3 = blue 3 (colours B G O P), W3 = any-colour 3, B# = any blue number,
 W# = anything, $4 = currency worth 4.  'quit' leaves the game."""
 
 
+def agent_label(agent) -> str:
+    """How an agent is named at the table."""
+    return str(getattr(agent, "name", None) or type(agent).__name__)
+
+
+def tell(steps: list[dict], out: TextIO) -> None:
+    """Print the events of ``steps``, one line each."""
+    for step in steps:
+        for event in step["events"]:
+            print("  " + event["text"], file=out)
+
+
+def move_label(name: str) -> str:
+    """An action as the prompt offers it: a buy with its price."""
+    return f"{name} ({name[-1]})" if name.startswith("buy_") else name
+
+
 def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
-         stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+         stdin: TextIO | None = None, stdout: TextIO | None = None, save=None) -> int:
     """Run one game with a person in ``seat``; the exit status: 0 when the game ends or the
-    person quits, 1 when the input ends first."""
+    person quits, 1 when the input ends first. ``save``: a path to write the record to when
+    the game ends or is left."""
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout
-    game = Game(rules, seed=seed)
     players = {}
     others = [s for s in range(rules.num_agents) if s != seat]
     for s, agent in zip(others, opponents):
         players[s] = agent
+    names = ["you" if s == seat else agent_label(players[s]) for s in range(rules.num_agents)]
+    rec = Recorder(rules, names, seed=seed)
+    try:
+        return _play(rec, players, seat, stdin, out)
+    finally:
+        if save is not None:
+            save_record(rec.to_dict(), save)
+            print(f"saved {save}", file=out)
+
+
+def _play(rec: Recorder, players: dict, seat: int, stdin: TextIO, out: TextIO) -> int:
+    game, rules, names = rec.game, rec.rules, rec.labels
+    tell(rec.steps, out)
     while not game.is_over:
         current = game.current_player
         if current != seat:
-            game.act(players[current].act(*player_view(game, current, players[current])))
+            agent = players[current]
+            observation, info = player_view(game, current, agent)
+            note = policy_note(agent, observation, game.action_name)
+            tell(rec.act(agent.act(observation, info), policy=note), out)
             continue
-        print(render_table(game, me=seat), file=out)
+        print(file=out)
+        print(render_table(game, me=seat, names=names, last_moves=False), file=out)
         legal = game.legal_action_names()
-        print("your move: " + "  ".join(f"[{i}] {name}" for i, name in enumerate(legal, 1)), file=out)
+        print("your move: " + "  ".join(f"[{i}] {move_label(name)}" for i, name in enumerate(legal, 1)), file=out)
         while True:
             print("> ", end="", file=out, flush=True)
             line = stdin.readline()
@@ -60,12 +106,12 @@ def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
             if answer.isdigit() and 1 <= int(answer) <= len(legal):
                 answer = legal[int(answer) - 1]
             if answer in legal:
-                game.act(answer)
+                tell(rec.act(answer), out)
                 break
             print(f"{answer!r} is not one of your moves now; type a number from 1 to "
                   f"{len(legal)}, an action name, or 'help'", file=out)
-        print(file=out)
-    print(render_table(game, me=seat), file=out)
+    print(file=out)
+    print(render_table(game, me=seat, names=names, last_moves=False), file=out)
     scores, winners = game.scores(), game.winners()
     if rules.solitaire:
         verdict = "you beat JEN!" if winners == [seat] else "JEN wins."
@@ -75,3 +121,28 @@ def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
         verdict = "you lose."
     print(f"final scores {scores}: {verdict}", file=out)
     return 0
+
+
+def watch(rec: Recorder, players: dict, delay: float = 0.0, out: TextIO | None = None) -> None:
+    """Play ``rec``'s game between agents (``players[seat]``), telling it turn by turn: each
+    turn's events, then the table; ``delay`` seconds between turns."""
+    out = out or sys.stdout
+    game = rec.game
+
+    def table():
+        print(render_table(game, names=rec.labels, last_moves=False), file=out, flush=True)
+
+    print(f"turn {game.turn}: {rec.labels[game.active_player]} draws", file=out)
+    tell(rec.steps, out)
+    while not game.is_over:
+        agent = players[game.current_player]
+        observation, info = player_view(game, game.current_player, agent)
+        note = policy_note(agent, observation, game.action_name)
+        steps = rec.act(agent.act(observation, info), policy=note)
+        tell(steps, out)
+        if any(e["kind"] in ("turn", "final_buy") for step in steps for e in step["events"]):
+            table()
+            print(file=out, flush=True)
+            if delay:
+                time.sleep(delay)
+    table()

@@ -1,0 +1,467 @@
+"""Game records: one game of TEN as plain data, with every event spelled out.
+
+A :class:`Recorder` owns a :class:`~ten_env.Game` and writes down what each
+action did, forced moves and JEN's included, as it happens::
+
+    from ten_env import Rules
+    from ten_env.record import Recorder
+
+    rec = Recorder(Rules(num_players=3), names=["you", "heuristic", "jen:5"], seed=7)
+    while not rec.game.is_over:
+        rec.act(rec.game.legal_actions()[0])     # or any agent's choice
+    rec.to_dict()                                # JSON-ready; save_record(rec.to_dict(), "game.json")
+
+The record (``format: "ten-record"``, ``version: 1``) holds the rules, the seed
+(or the stacked deck), the starting seat, the players' names, the public state
+before the first action (``initial``) and one entry per action in ``steps``:
+``seat``, ``action`` (its name), ``forced`` (the engine took it: the only legal
+move, or JEN's), ``events`` and ``state``, the public state after it. An
+action taken by a trained policy may carry ``policy``: the network's value and
+its probabilities for the legal actions. ``result`` holds the final scores,
+the winners and how a tie was broken.
+
+Each event is a dict with a ``kind``, the seat it concerns and a ``text`` that
+says it in words, e.g. ``{"kind": "draw", "seat": 0, "card": "B7", "net_total":
+9, "currency_total": 2, "text": "you draw B7: net total 9, currency total 2"}``.
+Kinds: ``turn``, ``draw``, ``bust`` (``reason``: ``"net"`` or ``"currency"``),
+``bust_token``, ``take_numbers``, ``take_currency``, ``gain`` (coins, with
+``reason`` and any ``lost`` above the limit of 10), ``to_market``,
+``auction``, ``bid``, ``pass``, ``auction_won``, ``discarded``, ``buy``,
+``no_buy``, ``payment`` (what was spent: ``coins``, ``bust_tokens``,
+``cards``), ``final_buy`` and ``game_over``.
+
+The events are read off the public state before and after each single action:
+the recorder replays the game's history on a second copy of the game that takes
+one action at a time, so that forced moves, which :meth:`Game.act` takes by
+itself, are seen one by one too. Nothing in the engine depends on this module.
+:func:`load_record` reads a record back, checking it and saying what is wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from . import cards as C
+from .game import BUST_LIMIT, JEN_SEAT, MAX_COINS, Game
+from .payment import BUST_TOKEN_VALUE
+from .rules import Rules
+from .scoring import best_layout, hand_score
+
+FORMAT = "ten-record"
+VERSION = 1
+
+
+class _OneStep(Game):
+    """A game that takes exactly the actions it is given: no forced move or JEN move
+    is taken on its own, so each entry of another game's history can be replayed and
+    looked at separately."""
+
+    def _advance(self):
+        pass
+
+
+class Recorder:
+    """Plays one game and records it (see the module docstring).
+
+    Args:
+        rules: the game's :class:`Rules`.
+        names: one name per seat (in the solitaire game JEN's seat may be left
+            out: it is named ``JEN``).
+        seed, deck, start: as :class:`Game` takes them.
+    """
+
+    def __init__(self, rules: Rules, names, seed: int | None = None, deck=None, start: int = 0):
+        names = [str(n) for n in names]
+        if rules.solitaire and len(names) == 1:
+            names.append("JEN")
+        if len(names) != rules.num_players:
+            raise ValueError(f"a record needs one name per seat ({rules.num_players}), got {len(names)}")
+        self.rules, self.names, self.seed, self.start = rules, names, seed, start
+        self.deck = None if deck is None else list(deck)
+        self.labels = seat_labels(names)
+        self.game = Game(rules, seed=seed, deck=deck, start=start)
+        self._replay = _OneStep(rules, seed=seed, deck=deck, start=start)
+        self.initial = public_state(self._replay)
+        self.steps: list[dict] = []
+        self._sync({})
+
+    def act(self, action, policy: dict | None = None) -> list[dict]:
+        """Take ``action`` (an id or a name) in the game; the new steps, forced ones after it included.
+
+        ``policy`` (``{"value": v, "probs": [[action name, p], ...]}``) is kept with
+        this action's step: what the player's network thought of it.
+        """
+        before = len(self.game.history)
+        self.game.act(action)
+        return self._sync({before: policy} if policy else {})
+
+    def _sync(self, notes: dict) -> list[dict]:
+        """Record every history entry of the game not recorded yet."""
+        new = []
+        for index in range(len(self.steps), len(self.game.history)):
+            seat, action, forced = self.game.history[index]
+            before = self._replay.clone(history=False)
+            self._replay.act(action)
+            step = {"seat": seat, "action": self._replay.action_name(action), "forced": forced,
+                    "events": events(before, self._replay, seat, action, self.labels),
+                    "state": public_state(self._replay)}
+            if notes.get(index):
+                step["policy"] = notes[index]
+            self.steps.append(step)
+            new.append(step)
+        return new
+
+    def to_dict(self) -> dict:
+        """The record as JSON-ready data."""
+        record = {
+            "format": FORMAT,
+            "version": VERSION,
+            "rules": dataclasses.asdict(self.rules),
+            "seed": self.seed,
+            "deck": self.deck,
+            "start": self.start,
+            "players": [{"seat": s, "name": n} for s, n in enumerate(self.names)],
+            "initial": self.initial,
+            "steps": self.steps,
+            "result": None,
+        }
+        if self.game.is_over:
+            record["result"] = {k: v for k, v in self.steps[-1]["events"][-1].items() if k not in ("kind", "seat")}
+        return record
+
+
+def seat_labels(names: list[str]) -> list[str]:
+    """How the events name each seat: its name, with the seat number where two names are the same."""
+    return [n if names.count(n) == 1 else f"{n} (seat {s})" for s, n in enumerate(names)]
+
+
+# --------------------------------------------------------------------------- public state
+
+
+def public_state(game: Game) -> dict:
+    """What everybody at the table can see, compactly: what a viewer draws for one moment."""
+    auction = None
+    if game.auction_card is not None:
+        auction = {"card": C.NAMES[game.auction_card], "high_bid": game.high_bid,
+                   "high_bidder": game.high_bidder}
+    return {
+        "turn": game.turn,
+        "phase": game.phase,
+        "active_player": game.active_player,
+        "current_player": game.current_player,
+        "deck_size": len(game.deck),
+        "deck": game.unseen(),
+        "market": C.names_of(game.market),
+        "tableau": [C.NAMES[c] for c in game.tableau],
+        "net_total": game.net_total,
+        "currency_total": game.currency_total,
+        "auction": auction,
+        "to_pay": game.pay_remaining if game.phase == "pay" else None,
+        "players": [
+            {"coins": game.coins[s], "bust_tokens": game.bust_tokens[s], "cards": C.names_of(game.hands[s]),
+             "score": hand_score(game.hands[s]), "runs": scoring_runs(game.hands[s])}
+            for s in range(game.num_players)
+        ],
+        "legal_actions": game.legal_action_names(),
+    }
+
+
+def scoring_runs(hand) -> list:
+    """Per colour (B, G, O, P), the run that scores in one best arrangement of ``hand``
+    (counts per card id): ``{"from": 3, "to": 6, "score": 4, "wild": {"5": "W5"}}``, the
+    wildcards placed by number; ``None`` for a colour without cards."""
+    runs = []
+    for colour, (lo, hi, mask, wild_bits, _) in enumerate(best_layout(hand)):
+        if lo > hi:
+            runs.append(None)
+            continue
+        own_colour_wilds = hand[C.FIRST_COLOUR_WILD + colour]
+        placed = {}
+        for n in range(lo, hi + 1):
+            if mask >> n & 1:
+                continue
+            if wild_bits >> n & 1:
+                placed[str(n + 1)] = C.NAMES[C.FIRST_NUMBERED_WILD + n]
+            elif own_colour_wilds:  # colour wildcards first, then the super wildcard (as scoring counts them)
+                placed[str(n + 1)] = C.NAMES[C.FIRST_COLOUR_WILD + colour]
+                own_colour_wilds -= 1
+            else:
+                placed[str(n + 1)] = C.NAMES[C.SUPER_WILD]
+        length = hi - lo + 1
+        runs.append({"from": lo + 1, "to": hi + 1, "score": 10 if length == 9 else length, "wild": placed})
+    return runs
+
+
+# --------------------------------------------------------------------------- events
+
+
+def _cards(names: list[str]) -> str:
+    return ", ".join(names) if names else "nothing"
+
+
+def _coins(k: int) -> str:
+    return f"{k} coin" + ("" if k == 1 else "s")
+
+
+_BASE_FORMS = {"draws": "draw", "busts": "bust", "keeps": "keep", "stops and takes": "stop and take",
+               "passes": "pass", "bids": "bid", "buys": "buy", "pays": "pay", "wins": "win", "takes": "take",
+               "gains": "gain"}
+
+
+def _does(label: str, verb: str) -> str:
+    """``label`` doing ``verb``, in the person's own grammar when the label is "you"."""
+    return f"{label} {_BASE_FORMS.get(verb, verb) if label == 'you' else verb}"
+
+
+def _gained(before: list[int], after: list[int]) -> list[str]:
+    """Card names that ``after`` (counts) holds more of than ``before``."""
+    return [C.NAMES[c] for c in range(len(after)) for _ in range(max(0, after[c] - before[c]))]
+
+
+def events(before: Game, after: Game, seat: int, action: int, labels: list[str]) -> list[dict]:
+    """The events of ``seat`` taking ``action``: ``before`` is the game just before it,
+    ``after`` just after (one action apart); ``labels`` name the seats."""
+    out: list[dict] = []
+
+    def say(kind: str, who: int | None, text: str, **fields):
+        out.append({"kind": kind, "seat": who, **fields, "text": text})
+
+    name = after.action_name(action)
+    who = labels[seat]
+    phase = before.phase
+    active = before.active_player
+    shown = before.currency_total  # the currency others gain when they are paid
+    paid_others = False  # did this action pay the tableau's currency to the other players?
+
+    if phase == "draw" and name == "draw":
+        card = before.deck[-1]
+        card_name = C.NAMES[card]
+        if C.is_wild(card):
+            say("draw", seat, f"{_does(who, 'draws')} {card_name}, a wildcard: it is auctioned at once", card=card_name)
+            say("auction", seat, f"auction of {card_name}: {labels[after.decider]} bids first", card=card_name)
+        else:
+            net = before.net_total + C.NET_VALUE[card]
+            currency = before.currency_total + (C.currency_value(card) if C.is_currency(card) else 0)
+            say("draw", seat, f"{_does(who, 'draws')} {card_name}: net total {net}, currency total {currency}",
+                card=card_name, net_total=net, currency_total=currency)
+            if after.phase == "bust" or after.bust_tokens[seat] > before.bust_tokens[seat]:
+                reason = "currency" if currency > BUST_LIMIT else "net"
+                total = currency if reason == "currency" else net
+                say("bust", seat, f"{_does(who, 'busts')}: the {reason} total {total} is above {BUST_LIMIT}",
+                    reason=reason, net_total=net, currency_total=currency)
+                shown = currency
+                paid_others = reason == "net" and after.phase != "bust"  # the variant pays after its buy
+                kept = _gained(before.hands[seat], after.hands[seat])
+                if kept:  # JEN keeps the numbers she drew
+                    say("take_numbers", seat,
+                        f"{_does(who, 'keeps')} {_cards(kept)} (JEN keeps her numbers when she busts)", cards=kept)
+                if after.phase == "bust":
+                    say("bust_token", seat,
+                        f"{_does(who, 'may')} buy a card from the market instead of taking a bust token", pending=True)
+    elif name == "stop_numbers":
+        kept = _gained(before.hands[seat], after.hands[seat])
+        say("take_numbers", seat, f"{_does(who, 'stops and takes')} the numbers: {_cards(kept)}", cards=kept)
+        paid_others = True
+    elif name == "stop_currency":
+        say("take_currency", seat, f"{_does(who, 'stops and takes')} the currency ({shown})", amount=shown)
+    elif phase == "auction":
+        card_name = C.NAMES[before.auction_card]
+        if name == "pass":
+            say("pass", seat, f"{_does(who, 'passes')} on {card_name}", card=card_name)
+        else:
+            bid = int(name[4:])
+            say("bid", seat, f"{_does(who, 'bids')} {bid} for {card_name}", card=card_name, bid=bid)
+        if before.bids_left == 1:  # the last bid: the auction closes
+            if name == "pass" and before.high_bidder is None:
+                say("discarded", None, f"nobody bids: {card_name} is discarded", card=card_name)
+            else:
+                winner, price = (before.high_bidder, before.high_bid) if name == "pass" else (seat, int(name[4:]))
+                say("auction_won", winner, f"{_does(labels[winner], 'wins')} {card_name} for {price}",
+                    card=card_name, price=price)
+    elif phase in ("buy", "bust", "final_buy"):
+        if name == "pass":
+            if phase == "bust":
+                say("no_buy", seat, f"{_does(who, 'takes')} the bust token: no buy")
+            else:
+                say("no_buy", seat, f"{_does(who, 'buys')} nothing")
+        else:
+            card_name = name[4:]
+            say("buy", seat, f"{_does(who, 'buys')} {card_name} from the market for {C.number(C.parse(card_name))}",
+                card=card_name, price=C.number(C.parse(card_name)))
+    elif phase == "pay":
+        part = {"pay_coin": "a coin", "pay_bust": f"a bust token (worth {BUST_TOKEN_VALUE}, no change given)"}
+        what = part.get(name, f"the card {name[4:]} (worth 1)")
+        left = after.pay_remaining if after.phase == "pay" else 0
+        rest = f"{left} left to pay" if left else "paid in full"
+        say("payment", seat, f"{_does(who, 'pays')} with {what}; {rest}", manual=True, left=left)
+
+    if before.bust_kind == "numbers" and after.bust_kind is None:  # the busting variant's buy phase is over
+        paid_others = True
+    _payments(before, after, seat, phase, out, labels)
+    _bust_tokens(before, after, out, labels)
+    _coin_gains(before, after, name, seat, active, shown, paid_others, out, labels)
+    to_market = _gained(before.market, after.market)
+    if to_market:
+        say("to_market", None, f"{_cards(to_market)} go{'es' if len(to_market) == 1 else ''} to the market",
+            cards=to_market)
+    _turns(before, after, out, labels)
+    return out
+
+
+def _payments(before: Game, after: Game, seat: int, phase: str, out: list, labels: list[str]) -> None:
+    """What a payer spent, when a price or a winning bid was paid automatically in this action
+    (a manual payment is described one ``pay_*`` action at a time)."""
+    if phase == "pay":
+        payers = []
+    else:
+        payers = [s for s in range(before.num_players)
+                  if after.coins[s] < before.coins[s] or after.bust_tokens[s] < before.bust_tokens[s]
+                  or any(a < b for a, b in zip(after.hands[s], before.hands[s]))]
+    for s in payers:
+        coins = max(0, before.coins[s] - after.coins[s])
+        tokens = max(0, before.bust_tokens[s] - after.bust_tokens[s])
+        cards = _gained(after.hands[s], before.hands[s])
+        parts = ([_coins(coins)] if coins else []) + \
+                ([f"{tokens} bust token{'s' if tokens > 1 else ''} ({BUST_TOKEN_VALUE} each)"] if tokens else []) + \
+                ([f"{_cards(cards)} (1 each)"] if cards else [])
+        out.append({"kind": "payment", "seat": s, "coins": coins, "bust_tokens": tokens, "cards": cards,
+                    "text": f"{_does(labels[s], 'pays')} with {' and '.join(parts)}"})
+    if after.phase == "pay" and before.phase != "pay":
+        out.append({"kind": "payment", "seat": after.decider, "due": after.pay_remaining, "manual": True,
+                    "text": f"{_does(labels[after.decider], 'must')} pay {after.pay_remaining}, one coin, "
+                            f"bust token or card at a time"})
+
+
+def _bust_tokens(before: Game, after: Game, out: list, labels: list[str]) -> None:
+    for s in range(before.num_players):
+        if after.bust_tokens[s] > before.bust_tokens[s]:
+            out.append({"kind": "bust_token", "seat": s, "bust_tokens": after.bust_tokens[s],
+                        "text": f"{_does(labels[s], 'takes')} a bust token (now {after.bust_tokens[s]})"})
+
+
+def _coin_gains(before: Game, after: Game, name: str, seat: int, active: int, shown: int, paid_others: bool,
+                out: list, labels: list[str]) -> None:
+    """Who gained coins in this action, and why: the currency taken, or the currency shown in
+    the tableau of a player who took the numbers or busted on the net total."""
+    if name == "stop_currency":
+        gainers, reason = [seat], "took the currency"
+    elif paid_others and shown:
+        gainers = [s for s in range(before.num_players) if s != active]
+        why = "took the numbers" if name == "stop_numbers" else "busted on the net total"
+        reason = f"the currency in the tableau when {labels[active]} {why}"
+    else:
+        return
+    for s in gainers:
+        gained = after.coins[s] - before.coins[s]
+        lost = shown - gained
+        text = f"{_does(labels[s], 'gains')} {_coins(gained)} ({reason})"
+        if lost:
+            text += f"; {lost} lost, as nobody holds more than {MAX_COINS}"
+        out.append({"kind": "gain", "seat": s, "coins": gained, "lost": lost, "reason": reason,
+                    "total": after.coins[s], "text": text + f": {after.coins[s]} now"})
+
+
+def _turns(before: Game, after: Game, out: list, labels: list[str]) -> None:
+    if after.phase == "final_buy" and (before.phase != "final_buy" or after.decider != before.decider):
+        first = before.phase != "final_buy"
+        text = ("the deck is empty: every player has one last buy phase. " if first else "") + \
+            f"Final buy phase of {labels[after.decider]}"
+        out.append({"kind": "final_buy", "seat": after.decider, "text": text})
+    elif after.turn != before.turn:
+        out.append({"kind": "turn", "seat": after.active_player, "turn": after.turn,
+                    "text": f"turn {after.turn}: {labels[after.active_player]} draws"})
+    if after.is_over and not before.is_over:
+        out.append(result(after, labels))
+
+
+def result(game: Game, labels: list[str]) -> dict:
+    """The ``game_over`` event: scores, winners, and how a tie at the top was broken."""
+    scores, winners = game.scores(), game.winners()
+    money = [game.coins[s] + BUST_TOKEN_VALUE * game.bust_tokens[s] for s in range(game.num_players)]
+    cards = [sum(h) for h in game.hands]
+    top = max(scores)
+    tied = [s for s in range(game.num_players) if scores[s] == top]
+    tie_break = None
+    if game.solitaire:
+        if scores[0] == scores[JEN_SEAT]:
+            tie_break = f"both scored {top}: a tie goes to JEN"
+    elif len(tied) > 1:
+        names = " and ".join(labels[s] for s in tied)
+        best_money = max(money[s] for s in tied)
+        rich = [s for s in tied if money[s] == best_money]
+        by_money = ", ".join(f"{labels[s]} {money[s]}" for s in tied)
+        if len(rich) == 1:
+            tie_break = f"{names} scored {top}: more money wins (coins + {BUST_TOKEN_VALUE} per bust token: {by_money})"
+        else:
+            by_cards = ", ".join(f"{labels[s]} {cards[s]}" for s in rich)
+            tie_break = f"{names} scored {top} with the same money ({best_money}): fewer cards wins ({by_cards})"
+            if len(winners) > 1:
+                tie_break += ": still tied, a shared win"
+    board = ", ".join(f"{labels[s]} {scores[s]}" for s in range(game.num_players))
+    verdict = ("winner: " if len(winners) == 1 else "shared win: ") + " and ".join(labels[s] for s in winners)
+    text = f"game over. Final scores: {board}; {verdict}" + (f" ({tie_break})" if tie_break else "")
+    return {"kind": "game_over", "seat": None, "scores": scores, "winners": winners, "money": money,
+            "cards": cards, "tie_break": tie_break, "text": text}
+
+
+# --------------------------------------------------------------------------- files
+
+
+def save_record(record: dict, path) -> Path:
+    """Write ``record`` to ``path`` as JSON; ``ValueError`` saying why it cannot be written."""
+    path = Path(path)
+    try:
+        path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    return path
+
+
+def check_writable(path) -> Path:
+    """``ValueError`` unless a file can be written at ``path`` (its folder exists, it is not a folder)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{str(path)!r} is a folder: give a file name such as game.json")
+    if not path.parent.is_dir():
+        raise ValueError(f"cannot write {str(path)!r}: the folder {str(path.parent)!r} does not exist")
+    return path
+
+
+def load_record(path) -> dict:
+    """A record read back from ``path``; ``ValueError`` naming what is wrong with the file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ValueError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{str(path)!r} is not a game record: it is not text") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{str(path)!r} is not a game record: invalid JSON ({exc.msg}, line {exc.lineno})") from None
+    check_record(record, str(path))
+    return record
+
+
+def check_record(record, where: str = "the record") -> None:
+    """``ValueError`` naming the first thing that keeps ``record`` from being a game record."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise ValueError(f"{where!r} is not a game record: it needs \"format\": \"{FORMAT}\" "
+                         f"(write one with ten record, ten eval --save-games or ten play --save)")
+    if record.get("version") != VERSION:
+        raise ValueError(f"{where!r} is a game record of version {record.get('version')!r}; "
+                         f"this ten-env reads version {VERSION}")
+    for key, kind in (("rules", dict), ("players", list), ("initial", dict), ("steps", list)):
+        if not isinstance(record.get(key), kind):
+            raise ValueError(f"{where!r}: the record's {key!r} is missing or not a {kind.__name__}")
+    seats = len(record["players"])
+    for i, step in enumerate(record["steps"]):
+        if not (isinstance(step, dict) and isinstance(step.get("events"), list)
+                and isinstance(step.get("state"), dict) and isinstance(step.get("action"), str)):
+            raise ValueError(f"{where!r}: step {i} needs 'action', 'events' and 'state'")
+        if len(step["state"].get("players", ())) != seats:
+            raise ValueError(f"{where!r}: step {i} shows {len(step['state'].get('players', ()))} players, "
+                             f"the record names {seats}")

@@ -1,0 +1,55 @@
+"""``ten view GAME.json -o GAME.html``: a game record as one page to step through.
+
+The page is a single HTML file with everything inline (its script, its style and
+the record itself): it needs no server and no network, and opens from disk in
+any browser. Step forward and back with its buttons or the arrow keys (Home and
+End jump to the start and the end; a line of the game log jumps to that action).
+For each moment it shows every player's cards by colour, the run that scores
+highlighted (with the wildcards placed in it), coins, bust tokens and score; the
+tableau with its net and currency totals; an auction as it goes (the bids so
+far); the market; the deck's size and what is left in it; what the last action
+did, in words; and, for a trained policy's decisions, the network's value and
+its probability for each legal action. ``ten play --web`` serves the same page
+(:mod:`train.webplay`).
+
+Without ``-o`` the page is written beside the record, ending in ``.html``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ten_env.record import check_writable, load_record
+
+PAGE = Path(__file__).parent / "web" / "page.html"
+
+
+def page(record: dict, live: dict | None = None) -> str:
+    """The page for ``record``; ``live`` (``{"you": seat}``) makes it the page of a game being
+    played, which sends the person's moves to the server it came from."""
+    names = " vs ".join(p["name"] for p in record["players"])
+    data = json.dumps({"record": record, "live": live}, separators=(",", ":"))
+    # "<" only ever appears inside JSON strings, where \u003c means the same: no "</script>" can end the block early
+    data = data.replace("<", "\\u003c")
+    title = names.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    head, tail = PAGE.read_text().split("__DATA__")
+    return head.replace("__TITLE__", title) + data + tail
+
+
+def add_view_arguments(parser) -> None:
+    parser.add_argument("record", metavar="GAME.json", help="a game record (ten record, ten eval --save-games, "
+                                                            "ten play --save)")
+    parser.add_argument("-o", "--out", metavar="GAME.html", help="the page to write (default: beside the record)")
+
+
+def run(args) -> int:
+    """``ten view``: read and check the record, write the page; 0."""
+    record = load_record(args.record)
+    out = check_writable(args.out if args.out else Path(args.record).with_suffix(".html"))
+    try:
+        out.write_text(page(record))
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
+    print(f"saved {out}: open it in a browser ({len(record['steps'])} actions to step through)")
+    return 0

@@ -1,0 +1,132 @@
+"""``ten play --web``: play against agents in the browser.
+
+The game runs here; a small server on 127.0.0.1 (``--port``, default 8000; only
+this machine can reach it) serves the page of :mod:`train.view` with the game
+so far and buttons for your legal moves (prices beside the buys). Each move is
+sent back, played, and answered by the agents' moves, which the page then shows
+in words. Step back through the game with the page's buttons or arrow keys at
+any time. Ctrl-C stops the server; with ``--save`` the record is written then
+(and whenever the game ends).
+
+The server answers ``GET /`` (the page), ``GET /record`` (the record so far, as
+JSON) and ``POST /act`` with ``{"action": NAME}`` (the record after your move and
+the agents' replies, or status 400 with ``{"error": ...}`` saying why the move was
+refused).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from agents.tournament import player_view
+from ten_env import Rules
+from ten_env.record import Recorder, save_record
+
+from .record import policy_note
+from .view import page
+
+DEFAULT_PORT = 8000
+
+
+class WebGame:
+    """One game between a person in seat ``you`` and agents (``players[seat]``), recorded."""
+
+    def __init__(self, rules: Rules, players: dict, names: list[str], you: int = 0, seed: int | None = None,
+                 save=None):
+        self.rec = Recorder(rules, names, seed=seed)
+        self.players, self.you, self.save = players, you, save
+        self.lock = threading.Lock()  # the server answers requests on threads; one move at a time
+        self._agents_move()
+
+    def _agents_move(self) -> None:
+        game = self.rec.game
+        while not game.is_over and game.current_player != self.you:
+            seat = game.current_player
+            agent = self.players[seat]
+            observation, info = player_view(game, seat, agent)
+            self.rec.act(agent.act(observation, info), policy=policy_note(agent, observation, game.action_name))
+        if game.is_over and self.save:
+            save_record(self.rec.to_dict(), self.save)
+
+    def act(self, action) -> dict:
+        """Play the person's ``action`` (a name) and the agents' replies; the record. ``ValueError``
+        saying why when it is not one of the person's moves now."""
+        with self.lock:
+            game = self.rec.game
+            if game.is_over:
+                raise ValueError("the game is over")
+            legal = game.legal_action_names()
+            if not isinstance(action, str) or action not in legal:
+                raise ValueError(f"{action!r} is not one of your moves now; legal: {', '.join(legal)}")
+            self.rec.act(action)
+            self._agents_move()
+            return self.rec.to_dict()
+
+    def record(self) -> dict:
+        with self.lock:
+            return self.rec.to_dict()
+
+
+def make_server(web: WebGame, port: int) -> ThreadingHTTPServer:
+    """The server of ``web`` on 127.0.0.1:``port`` (0: any free port); ``ValueError`` if the port is taken."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # the terminal shows the game's address, not every request
+            pass
+
+        def _send(self, status: int, body: bytes, kind: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _json(self, status: int, data: dict) -> None:
+            self._send(status, json.dumps(data).encode(), "application/json")
+
+        def do_GET(self):
+            if self.path in ("/", "/index.html"):
+                self._send(200, page(web.record(), live={"you": web.you}).encode(), "text/html; charset=utf-8")
+            elif self.path == "/record":
+                self._json(200, web.record())
+            else:
+                self._json(404, {"error": f"nothing at {self.path}: the game is at /"})
+
+        def do_POST(self):
+            if self.path != "/act":
+                self._json(404, {"error": f"nothing to post at {self.path}: moves go to /act"})
+                return
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+                action = json.loads(self.rfile.read(length) or b"{}").get("action")
+                self._json(200, {"record": web.act(action)})
+            except (ValueError, AttributeError) as exc:
+                self._json(400, {"error": str(exc) or "send {\"action\": NAME}"})
+
+    try:
+        return ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ValueError(f"port {port} is already in use on 127.0.0.1: choose another with --port") from None
+        raise ValueError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+
+
+def serve(web: WebGame, port: int = DEFAULT_PORT, out=None) -> int:
+    """Serve ``web`` until Ctrl-C; 0."""
+    server = make_server(web, port)
+    print(f"the game is at http://127.0.0.1:{server.server_address[1]}/ : open it in a browser "
+          f"(Ctrl-C stops the server)", file=out, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nserver stopped", file=out)
+    finally:
+        server.server_close()
+        if web.save:
+            save_record(web.record(), web.save)
+            print(f"saved {web.save}", file=out)
+    return 0
