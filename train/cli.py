@@ -3,8 +3,11 @@
 - ``ten train CONFIG.yaml``: train an agent from a config file (:mod:`train.trainer`).
 - ``ten eval AGENT``: the JEN ladder or matchups, with honest statistics (:mod:`train.evaluate`).
 - ``ten league AGENT AGENT ...``: every agent against the others, with ratings (:mod:`train.league`).
-- ``ten play``: play against JEN (``--level``) or scripted agents at the terminal.
-- ``ten demo``: watch one game between random players.
+- ``ten play``: play against JEN (``--level``) or scripted agents at the terminal, or in the
+  browser (``--web``, :mod:`train.webplay`).
+- ``ten demo``: watch one game between random players, turn by turn.
+- ``ten record AGENT ...``: one game between agents, saved as a game record (:mod:`train.record`).
+- ``ten view GAME.json``: a game record as a page to step through in a browser (:mod:`train.view`).
 - ``ten bench``: speed of the engine and of the PettingZoo environment.
 
 ``ten`` alone prints the help; ``ten --version`` the installed version. Every
@@ -18,9 +21,10 @@ import argparse
 import math
 import sys
 
-from ten_env import Game, Rules
-from ten_env.render import render_table
+from ten_env import Rules
 from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
+
+from ten_env.record import check_writable
 
 from .options import (OPPONENT_COUNTS, TABLE_HELP, add_eval_arguments, add_trust_argument, at_least,
                       parse_opponents, run_command, span, within)
@@ -49,20 +53,32 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _pause(text: str) -> float:
+    """The argparse type of ``ten demo --delay``: seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, got {text!r}")
+    return value
+
+
 def _demo(args) -> int:
     from agents import RandomAgent
-    from agents.tournament import play_game
+    from ten_env.record import Recorder
+
+    from .play import watch
 
     players = args.players if args.players is not None else (2 if args.jen is not None else 3)
     if args.jen is not None and players != 2:
         raise ValueError(f"--jen {args.jen} is the solitaire game (you and JEN): it needs --players 2, "
                          f"got --players {players}")
     rules = Rules(num_players=players, bust_buy=args.bust_buy, jen_level=args.jen)
-    game = Game(rules, seed=args.seed)
     seats = rules.num_agents
-    players = [RandomAgent(seed=args.seed * 100 + seat) for seat in range(seats)]
-    play_game(game, players)
-    print(render_table(game))
+    agents = {seat: RandomAgent(seed=args.seed * 100 + seat) for seat in range(seats)}
+    names = [f"random {seat}" for seat in range(seats)]
+    watch(Recorder(rules, names, seed=args.seed), agents, delay=args.delay)
     return 0
 
 
@@ -81,9 +97,32 @@ def _play(args) -> int:
                              f"got {len(names)}")
         rules = Rules(num_players=len(names) + 1, bust_buy=args.bust_buy, payment=args.payment)
         opponents = [load_agent(name, seed=i, trust=args.trust_model) for i, name in enumerate(names)]
+    save = check_writable(args.save) if args.save is not None else None
+    if args.web:
+        from .play import agent_label
+        from .webplay import DEFAULT_PORT, WebGame, make_server, serve
+
+        server = make_server(DEFAULT_PORT if args.port is None else args.port)
+        players = dict(enumerate(opponents, 1))
+        names = ["you"] + [agent_label(agent) for agent in opponents]
+        return serve(server, WebGame(rules, players, names, seed=args.seed, save=save))
+    if args.port is not None:
+        raise ValueError("--port is the port of ten play --web: give --web too")
     from .play import play
 
-    return play(rules, opponents, seed=args.seed)
+    return play(rules, opponents, seed=args.seed, save=save)
+
+
+def _record(args) -> int:
+    from .record import run
+
+    return run(args)
+
+
+def _view(args) -> int:
+    from .view import run
+
+    return run(args)
 
 
 def _train(args) -> int:
@@ -145,17 +184,41 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--bust-buy", action="store_true", help="the busting variant")
     play.add_argument("--payment", choices=PAYMENTS, default="auto",
                       help="pay automatically (default) or pick each coin and card")
+    play.add_argument("--web", action="store_true",
+                      help="play in the browser: serve the game on 127.0.0.1 (see --port)")
+    play.add_argument("--port", type=within(range(0, 65536), "--port"), default=None,
+                      help="the port of --web (default 8000; 0 picks a free one)")
+    play.add_argument("--save", metavar="GAME.json", help="write the game's record here (for ten view)")
     add_trust_argument(play)
     play.set_defaults(run=_play)
 
-    demo = sub.add_parser("demo", help="watch one game between random players")
+    demo = sub.add_parser("demo", help="watch one game between random players, turn by turn")
     demo.add_argument("--players", type=within(PLAYER_COUNTS, "--players"), default=None,
                       metavar=f"{{{span(PLAYER_COUNTS)}}}", help="players at the table (default 3; 2 with --jen)")
     demo.add_argument("--seed", type=at_least(0, "--seed"), default=0)
     demo.add_argument("--bust-buy", action="store_true", help="the busting variant")
     demo.add_argument("--jen", type=within(JEN_LEVELS, "--jen"), metavar=f"{{{span(JEN_LEVELS)}}}",
                       help="solitaire game against JEN at this level (2 players: you and JEN)")
+    demo.add_argument("--delay", type=_pause, default=0.0, metavar="SECONDS",
+                      help="pause this long after each turn (default: no pause)")
     demo.set_defaults(run=_demo)
+
+    from .record import add_record_arguments
+    from .view import add_view_arguments
+
+    record = sub.add_parser(
+        "record", help="one game between agents, saved as a game record (JSON)",
+        description="Play one game between the agents given (seat 0 first), or one agent against JEN "
+                    "(--level), and write every event of it to a game record for ten view.")
+    add_record_arguments(record)
+    record.set_defaults(run=_record)
+
+    view = sub.add_parser(
+        "view", help="a game record as a page to step through in a browser",
+        description="Write a game record as one self-contained HTML page (no server, no network): "
+                    "step through the game with its buttons or the arrow keys.")
+    add_view_arguments(view)
+    view.set_defaults(run=_view)
 
     add_train_arguments(sub.add_parser(
         "train", help="train an agent from a config file",
