@@ -30,7 +30,7 @@ from ten_env import Rules
 from ten_env.record import Recorder, check_writable, save_record
 from ten_env.rules import PLAYER_COUNTS
 
-from .options import TRUST_HELP, agent_name, at_least, player_count, span, within
+from .options import TRUST_HELP, at_least, player_count, span, within
 
 
 def policy_note(agent, observation: dict, names) -> dict | None:
@@ -88,9 +88,12 @@ def add_record_arguments(parser) -> None:
 
 def run(args) -> int:
     """``ten record``: check everything, play the game, write the record; 0."""
+    from .play import agent_label
     from .runner import load_agent
 
     specs = [s.strip() for s in args.agents]
+    for spec in specs:  # an unknown name is the first thing to hear about
+        load_agent(spec, trust=args.trust_model)
     if args.level is not None:
         if len(specs) != 1 or args.players not in (None, 2):
             raise ValueError(f"--level {args.level} is the solitaire game: give one agent to play JEN "
@@ -108,7 +111,7 @@ def run(args) -> int:
         rules = Rules(num_players=len(specs), bust_buy=args.bust_buy)
     out = check_writable(args.out)
     agents = [load_agent(spec, seed=seat, trust=args.trust_model) for seat, spec in enumerate(specs)]
-    names = [agent_name(spec) for spec in specs]
+    names = [agent_label(agent) for agent in agents]
     rec = next(record_seeded_games(agents, names, rules, 1, args.seed))
     save_record(rec.to_dict(), out)
     print(rec.steps[-1]["events"][-1]["text"])

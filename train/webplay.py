@@ -70,8 +70,10 @@ class WebGame:
             return self.rec.to_dict()
 
 
-def make_server(web: WebGame, port: int) -> ThreadingHTTPServer:
-    """The server of ``web`` on 127.0.0.1:``port`` (0: any free port); ``ValueError`` if the port is taken."""
+def make_server(port: int) -> ThreadingHTTPServer:
+    """A server on 127.0.0.1:``port`` (0: any free port) for the game set as its ``web``
+    attribute (a :class:`WebGame`); ``ValueError`` if the port is taken. Made before the
+    game, so that a port in use is refused before any agent plays."""
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):  # the terminal shows the game's address, not every request
@@ -89,6 +91,7 @@ def make_server(web: WebGame, port: int) -> ThreadingHTTPServer:
             self._send(status, json.dumps(data).encode(), "application/json")
 
         def do_GET(self):
+            web = self.server.web
             if self.path in ("/", "/index.html"):
                 self._send(200, page(web.record(), live={"you": web.you}).encode(), "text/html; charset=utf-8")
             elif self.path == "/record":
@@ -97,6 +100,7 @@ def make_server(web: WebGame, port: int) -> ThreadingHTTPServer:
                 self._json(404, {"error": f"nothing at {self.path}: the game is at /"})
 
         def do_POST(self):
+            web = self.server.web
             if self.path != "/act":
                 self._json(404, {"error": f"nothing to post at {self.path}: moves go to /act"})
                 return
@@ -115,9 +119,9 @@ def make_server(web: WebGame, port: int) -> ThreadingHTTPServer:
         raise ValueError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from None
 
 
-def serve(web: WebGame, port: int = DEFAULT_PORT, out=None) -> int:
-    """Serve ``web`` until Ctrl-C; 0."""
-    server = make_server(web, port)
+def serve(server: ThreadingHTTPServer, web: WebGame, out=None) -> int:
+    """Serve ``web`` with ``server`` (:func:`make_server`) until Ctrl-C; 0."""
+    server.web = web
     print(f"the game is at http://127.0.0.1:{server.server_address[1]}/ : open it in a browser "
           f"(Ctrl-C stops the server)", file=out, flush=True)
     try:
