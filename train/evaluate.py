@@ -44,7 +44,9 @@ for the ladder, ``ladder.png`` (win rate against JEN level with the intervals), 
 ``--out`` (default ``runs/eval/<agent name>``). A folder that already holds a
 report is refused unless ``--overwrite`` is given; then only those two files are
 replaced. ``--trust-model`` lets model files be loaded that can only be loaded by
-unpickling (which runs code from the file).
+unpickling (which runs code from the file). ``--save-games N`` also writes the
+first N games of each matchup as game records in ``<out>/games`` (``game0.json``
+..., on the ladder ``jen7-game0.json`` ...), for ``ten view``.
 
 Where the parts live: the statistics in :mod:`train.stats`, playing the games
 on worker processes in :mod:`train.runner`, the table and the files in
@@ -307,7 +309,33 @@ def run(args) -> int:
     except OSError as exc:
         raise ValueError(f"cannot save the report in {str(out_dir)!r}: {exc.strerror or exc}") from None
     print(f"saved {json_path}" + (f" and {png_path}" if png_path else ""))
+    if getattr(args, "save_games", 0):
+        save_games(plan, out_dir / "games", args.save_games)
     return 0
+
+
+def save_games(plan: dict, folder: Path, n: int) -> None:
+    """Write the first ``n`` games of each matchup of ``plan`` as game records in ``folder``
+    (played again here, exactly as the evaluation played them: :mod:`train.record`)."""
+    from ten_env.record import save_record
+
+    from .play import agent_label
+    from .record import record_seeded_games
+
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot make {str(folder)!r}: {exc.strerror or exc}") from None
+    saved = 0
+    for specs, rules in plan["matchups"]:
+        agents = seat_agents(specs, {}, plan["trust"])
+        names = [agent_label(agent) for agent in agents]
+        prefix = f"jen{rules['jen_level']}-" if rules["jen_level"] is not None else ""
+        for i, rec in enumerate(record_seeded_games(agents, names, Rules(**rules), min(n, plan["games"]),
+                                                    plan["seed"])):
+            save_record(rec.to_dict(), folder / f"{prefix}game{i}.json")
+            saved += 1
+    print(f"saved {saved} game records in {folder} (see one with: ten view {folder / f'{prefix}game0.json'})")
 
 
 def main(argv: list[str] | None = None) -> int:
