@@ -1,0 +1,199 @@
+"""TEN as a Ray RLlib ``MultiAgentEnv``: :class:`TenMultiAgentEnv`.
+
+Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); ``import ten_env``
+never imports Ray, only ``import ten_env.rllib`` does::
+
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ten_env.rllib import TenMultiAgentEnv
+
+    config = PPOConfig().environment(TenMultiAgentEnv, env_config={"num_players": 4})
+
+Every configuration of :func:`ten_env.env` works: 2-5 players, the busting
+variant, the solitaire game against JEN (one agent, ``player_0``; the engine
+plays JEN). ``env_config`` takes exactly ``ten_env.env()``'s arguments
+(``num_players``, ``bust_buy``, ``jen_level``, ``payment``, ``max_bid``,
+``deck_file``, ``reward``, ``start``, ``render_mode``); anything else is a
+``ValueError``.
+
+Turn-based, in the pattern of RLlib's own turn-based examples (``TicTacToe``,
+the connect-four and action-masking envs):
+
+- agents ``player_0 .. player_{n-1}``, one per seat;
+- ``reset`` and every ``step`` return an observation only for the seat to act,
+  ``{"observations": vector, "action_mask": mask}``: the 463-float vector and
+  the ``int8`` mask of the PettingZoo env (``ten_env.observation``); ``step``
+  takes ``{that agent: action}``;
+- rewards are 0 until the game ends (0.0 entries for the mover and the next
+  seat at every step, as RLlib wants a reward with each observation); the step that ends it gives *every* seat
+  its own final observation (mask all zeros: nothing left to choose) and its
+  own reward (``reward="win"`` or ``"margin"``, as :func:`ten_env.env.final_rewards`),
+  once, with ``terminateds`` true for every agent and ``"__all__"``. Seats that
+  did not make the last move are credited by their own name: RLlib's generic
+  PettingZoo wrapper, which rewards only the agent about to act, would lose them.
+- every game ends, so nothing is ever truncated. An illegal action (a masked
+  policy never sends one; RLlib's env check sends random ones) ends the game as
+  ``ten_env.env()``'s wrapper does: -1 for the mover, 0 for the others, and
+  ``info["illegal_action"]`` for the mover.
+
+``reset(seed=..., options={"deck": [...]})`` stacks the deck as in the PettingZoo
+env; a stacked deck that ends the game before anybody chooses is refused (RLlib
+needs a first observation), a shuffled one is dealt again. ``info`` of the final
+step holds ``scores`` and ``winners`` (seats) for every agent.
+
+Train it with the masked module of :mod:`train.rllib_module` (``ten train`` with
+``backend: rllib``, see :mod:`train.rllib_trainer`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from gymnasium import spaces
+
+from . import observation as O
+from .env import REWARDS, check_kwargs, check_render_mode, check_reset_options, check_start, draw_start, final_rewards
+from .game import Game
+from .render import render
+from .rules import Rules
+
+try:
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+except ImportError:  # one line that says what to do, wherever it is caught
+    raise ModuleNotFoundError(
+        "ten_env.rllib needs Ray RLlib: pip install torch==2.13.0 -e '.[rllib]' "
+        "(the CPU torch first, then the rllib extra)"
+    ) from None
+
+#: ``env_config`` keys: those of :func:`ten_env.env`.
+CONFIG_KEYS = Rules.field_names() + ("reward", "start", "render_mode")
+
+
+class TenMultiAgentEnv(MultiAgentEnv):
+    """TEN for RLlib: one agent per seat, observations only for the seat to act (module doc).
+
+    Args:
+        config: ``ten_env.env()``'s keyword arguments as a dict (RLlib passes its
+            ``env_config`` here, as an ``EnvContext``); ``None`` for the defaults.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, config: dict | None = None):
+        super().__init__()
+        config = dict(config or {})  # an EnvContext is a dict with worker attributes
+        check_kwargs(config, extra=("reward", "start", "render_mode"))
+        reward = config.pop("reward", "win")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be 'win' or 'margin', got {reward!r}")
+        start = config.pop("start", "random")
+        self.render_mode = check_render_mode(config.pop("render_mode", None))
+        self.rules = Rules(**config)
+        self.start = check_start(start, self.rules)
+        self.reward = reward
+        self.possible_agents = [f"player_{i}" for i in range(self.rules.num_agents)]
+        self.agents = self.possible_agents[:]
+        self.num_actions = Game(self.rules, seed=0).num_actions
+        low, high = O.space_bounds()
+        space = spaces.Dict({
+            "observations": spaces.Box(low=low, high=high, dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
+        })
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.game: Game | None = None
+        self._ended = False
+        self._rng = np.random.default_rng()
+
+    # ------------------------------------------------------------------ RLlib API
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        deck = check_reset_options(options)
+        if deck is not None:
+            Game(self.rules, deck=deck)  # a bad deck raises here, before anything changes
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        while True:
+            game_seed = int(self._rng.integers(2**63 - 1))
+            start = draw_start(self._rng, self.start, self.rules)
+            game = Game(self.rules, seed=game_seed, deck=deck, start=start)
+            self.game = game
+            self._play_scripted()
+            if not game.is_over:
+                break
+            if deck is not None:
+                raise ValueError("this stacked deck ends the game before anybody has a choice; "
+                                 "an RLlib episode needs a first observation")
+        self._ended = False
+        agent = self.possible_agents[game.current_player]
+        return {agent: self._observe(game.current_player)}, {agent: {}}
+
+    def step(self, action_dict: dict):
+        game = self.game
+        if game is None or self._ended:
+            raise ValueError("step() needs a game in progress: call reset() first")
+        agent = self.possible_agents[game.current_player]
+        if set(action_dict) != {agent}:
+            raise ValueError(f"step() takes an action for {agent} only (the seat to act), "
+                             f"got actions for {sorted(action_dict)}")
+        action = action_dict[agent]
+        action = int(action) if isinstance(action, np.integer) else action
+        if action not in game.legal_actions():
+            return self._final_step(illegal=(game.current_player, action))
+        game.act(action)
+        self._play_scripted()
+        if game.is_over:
+            return self._final_step()
+        # RLlib wants a reward with every observation of an agent that has acted before.
+        mover, agent = agent, self.possible_agents[game.current_player]
+        return ({agent: self._observe(game.current_player)}, {mover: 0.0, agent: 0.0}, {"__all__": False},
+                {"__all__": False}, {})
+
+    def render(self):
+        return render(self.render_mode, self.game)
+
+    def set_jen_level(self, level: int) -> None:
+        """Play the following games of the solitaire game against JEN at ``level`` (for curricula)."""
+        if not self.rules.solitaire:
+            raise ValueError("set_jen_level: this env plays a normal game, not the solitaire game")
+        self.rules = dataclasses.replace(self.rules, jen_level=level)  # Rules checks the level
+
+    # ------------------------------------------------------------------ helpers
+
+    def scripted_seat(self, seat: int):
+        """The policy ``(observation, info) -> action`` that plays ``seat`` inside the env, or
+        ``None`` (RLlib plays it). None here; subclasses put opponents in the env this way,
+        e.g. agents that read ``info["snapshot"]``, which an RLModule never sees."""
+        return None
+
+    def _play_scripted(self):
+        game = self.game
+        while not game.is_over:
+            policy = self.scripted_seat(game.current_player)
+            if policy is None:
+                return
+            game.act(policy(*O.agent_view(game, game.current_player)))
+
+    def _observe(self, seat: int) -> dict:
+        return {"observations": O.encode(self.game, seat), "action_mask": O.action_mask(self.game, seat)}
+
+    def _final_step(self, illegal: tuple | None = None):
+        """Every seat played by RLlib gets its final observation and its reward, once; after
+        an ``illegal`` ``(seat, action)``, -1 for that seat and 0 for the others."""
+        game = self.game
+        seats = [seat for seat in range(self.rules.num_agents) if self.scripted_seat(seat) is None]
+        agents = [self.possible_agents[seat] for seat in seats]
+        observations = {a: self._observe(seat) for a, seat in zip(agents, seats)}
+        if illegal is None:
+            rewards = {a: final_rewards(game, seat, self.reward) for a, seat in zip(agents, seats)}
+            end = {"scores": game.scores(), "winners": game.winners()}
+            infos = {a: dict(end) for a in agents}
+        else:
+            rewards = {a: -1.0 if seat == illegal[0] else 0.0 for a, seat in zip(agents, seats)}
+            infos = {a: {} for a in agents}
+            infos[self.possible_agents[illegal[0]]]["illegal_action"] = illegal[1]
+
+        self._ended = True
+        terminateds = dict.fromkeys(agents, True)
+        terminateds["__all__"] = True
+        return observations, rewards, terminateds, {"__all__": False}, infos

@@ -1,0 +1,170 @@
+"""ten_env.rllib.TenMultiAgentEnv: turn-based observations, reward crediting, errors; and the
+masked RLModule's masking (train.rllib_module). No Ray session: these run the env and the module
+directly. Training with Ray is in test_rllib_train.py."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ten_env
+from ten_env.env import final_rewards
+from ten_env.rllib import TenMultiAgentEnv
+
+CONFIGS = [{"num_players": n} for n in range(2, 6)] + [
+    {"num_players": 3, "bust_buy": True, "reward": "margin"},
+    {"jen_level": 7},
+    {"num_players": 4, "payment": "manual", "max_bid": 10},
+]
+
+
+def play(env, seed, rng):
+    """A game of random legal moves; every step's (observations, rewards, terminateds, infos)."""
+    obs, infos = env.reset(seed=seed)
+    steps = [(obs, {}, {"__all__": False}, infos)]
+    while not steps[-1][2]["__all__"]:
+        (agent, o), = steps[-1][0].items()
+        action = rng.choice(np.flatnonzero(o["action_mask"]))
+        obs, rewards, terminateds, truncateds, infos = env.step({agent: action})
+        assert truncateds == {"__all__": False}
+        steps.append((obs, rewards, terminateds, infos))
+    return steps
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_every_seat_gets_its_own_reward_once_at_the_end(config):
+    env = TenMultiAgentEnv(config)
+    rng = np.random.default_rng(0)
+    agents = env.possible_agents
+    assert len(agents) == (1 if "jen_level" in config else config["num_players"])
+    for seed in range(8):
+        steps = play(env, seed, rng)
+        for obs, rewards, terminateds, _ in steps[:-1]:
+            assert len(obs) == 1  # only the seat to act observes
+            assert not any(rewards.values())
+            assert terminateds == {"__all__": False}
+        final_obs, rewards, terminateds, infos = steps[-1]
+        game = env.game
+        assert game.is_over
+        # Every seat, the last mover or not, is credited by its own name, once.
+        assert set(final_obs) == set(rewards) == set(infos) == set(agents)
+        assert terminateds == {**dict.fromkeys(agents, True), "__all__": True}
+        for seat, agent in enumerate(agents):
+            assert rewards[agent] == final_rewards(game, seat, config.get("reward", "win"))
+            assert infos[agent] == {"scores": game.scores(), "winners": game.winners()}
+            assert not final_obs[agent]["action_mask"].any()
+        totals = {a: sum(step[1].get(a, 0.0) for step in steps) for a in agents}
+        assert totals == rewards
+        if config.get("reward", "win") == "win" and len(game.winners()) == 1 and len(agents) > 1:
+            assert sorted(totals.values()) == [-1.0] * (len(agents) - 1) + [1.0]
+
+
+@pytest.mark.parametrize("config", CONFIGS[:4] + CONFIGS[5:6], ids=str)
+def test_same_observations_and_masks_as_the_pettingzoo_env(config):
+    env, aec = TenMultiAgentEnv(config), ten_env.env(**config)
+    rng = np.random.default_rng(1)
+    obs, _ = env.reset(seed=5)
+    aec.reset(seed=5)
+    while True:
+        (agent, o), = obs.items()
+        assert agent == aec.agent_selection
+        expected = aec.observe(agent)
+        np.testing.assert_array_equal(o["observations"], expected["observation"])
+        np.testing.assert_array_equal(o["action_mask"], expected["action_mask"])
+        assert o["action_mask"].dtype == expected["action_mask"].dtype == np.int8
+        assert env.observation_spaces[agent].contains(o)
+        action = int(rng.choice(np.flatnonzero(o["action_mask"])))
+        obs, rewards, terminateds, _, _ = env.step({agent: action})
+        aec.step(action)
+        if terminateds["__all__"]:
+            assert all(aec.terminations.values())
+            assert rewards == aec.rewards
+            break
+
+
+def test_illegal_action_ends_the_game_for_the_mover_only():
+    env = TenMultiAgentEnv({"num_players": 3})
+    obs, _ = env.reset(seed=0)
+    (agent, o), = obs.items()
+    illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
+    obs, rewards, terminateds, _, infos = env.step({agent: illegal})
+    assert terminateds["__all__"] and set(obs) == set(env.possible_agents)
+    assert rewards == {a: -1.0 if a == agent else 0.0 for a in env.possible_agents}
+    assert infos[agent] == {"illegal_action": illegal}
+    with pytest.raises(ValueError, match="call reset"):
+        env.step({agent: 0})
+
+
+def test_set_jen_level_and_stacked_decks():
+    env = TenMultiAgentEnv({"jen_level": 4})
+    env.set_jen_level(9)
+    env.reset(seed=0)
+    assert env.game.rules.jen_level == 9
+    with pytest.raises(ValueError, match="normal game"):
+        TenMultiAgentEnv({"num_players": 2}).set_jen_level(5)
+    deck = ["B3", "B4", "G5", "$2"] * 30
+    first, _ = env.reset(options={"deck": deck})
+    again, _ = env.reset(options={"deck": deck})
+    np.testing.assert_array_equal(first["player_0"]["observations"], again["player_0"]["observations"])
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"players": 3}, "unknown argument"),
+    ({"num_players": 7}, "num_players"),
+    ({"reward": "points"}, "reward"),
+    ({"jen_level": 5, "start": 1}, "start"),
+])
+def test_bad_config_is_one_clear_error(config, message):
+    with pytest.raises(ValueError, match=message):
+        TenMultiAgentEnv(config)
+
+
+def test_step_for_the_wrong_agent_is_refused():
+    env = TenMultiAgentEnv({"num_players": 2})
+    obs, _ = env.reset(seed=3)
+    other = next(a for a in env.possible_agents if a not in obs)
+    with pytest.raises(ValueError, match="only"):
+        env.step({other: 0})
+
+
+def test_ten_env_never_imports_ray_and_a_missing_ray_is_one_line():
+    code = ("import sys, ten_env, agents, train.config; assert 'ray' not in sys.modules, 'ray imported'; "
+            "sys.modules['ray'] = None\n"
+            "try:\n    import ten_env.rllib\nexcept ModuleNotFoundError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines() == [
+        "ten_env.rllib needs Ray RLlib: pip install torch==2.13.0 -e '.[rllib]' "
+        "(the CPU torch first, then the rllib extra)"]
+
+
+# ----------------------------------------------------------------------------- the masked module
+
+
+def test_masked_module_gives_forbidden_actions_probability_zero():
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from train.rllib_module import MaskedPPOModule
+
+    env = TenMultiAgentEnv({"num_players": 4})
+    space = env.observation_spaces["player_0"]
+    module = MaskedPPOModule(observation_space=space, action_space=env.action_spaces["player_0"],
+                             model_config={"fcnet_hiddens": [32]}, inference_only=False)
+    rng = np.random.default_rng(0)
+    samples = [space.sample() for _ in range(64)]
+    for s in samples:
+        s["action_mask"][:] = 0
+        s["action_mask"][rng.choice(env.num_actions, size=rng.integers(1, 5), replace=False)] = 1
+    batch = {Columns.OBS: {k: torch.as_tensor(np.stack([s[k] for s in samples])) for k in space.spaces}}
+    mask = batch[Columns.OBS]["action_mask"].bool()
+    for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
+        logits = forward(dict(batch))[Columns.ACTION_DIST_INPUTS]
+        assert torch.all(logits[~mask] == torch.finfo(torch.float32).min)
+        dist = module.get_exploration_action_dist_cls().from_logits(logits)
+        for _ in range(20):
+            assert mask.gather(1, dist.sample()[:, None]).all()
+        assert torch.isfinite(dist.entropy()).all() and torch.isfinite(dist.logp(logits.argmax(1))).all()
+    assert batch[Columns.OBS].keys() == {"observations", "action_mask"}  # the batch is not changed
+    values = module.compute_values(dict(batch))
+    assert values.shape == (64,) and torch.isfinite(values).all()
