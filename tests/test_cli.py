@@ -16,7 +16,8 @@ import pytest
 import ten_env
 from train.cli import main
 
-FINAL_LINE = re.compile(r"^game over: scores \[([\d, ]+)\]  winner\(s\): (player \d+(, player \d+)*)$", re.M)
+FINAL_LINE = re.compile(r"^game over: scores \[([\d, ]+)\]  winner\(s\): (\w+ \(seat \d+\)(, \w+ \(seat \d+\))*)$",
+                        re.M)
 
 
 def _final(out: str) -> tuple[list[int], list[int]]:
@@ -24,7 +25,7 @@ def _final(out: str) -> tuple[list[int], list[int]]:
     found = FINAL_LINE.findall(out)
     assert len(found) == 1, out[-2000:]
     scores = [int(s) for s in found[0][0].split(",")]
-    winners = [int(w) for w in re.findall(r"player (\d+)", found[0][1])]
+    winners = [int(w) for w in re.findall(r"\(seat (\d+)\)", found[0][1])]
     return scores, winners
 
 
@@ -40,8 +41,8 @@ def test_demo_plays_a_whole_game(capsys, players):
     assert all(scores[w] == max(scores) for w in winners)
     # every seat's line is printed, the deck is used up
     for seat in range(players):
-        assert f"player {seat}: coins" in captured.out
-    assert f"player {players}: coins" not in captured.out
+        assert f"random (seat {seat}): coins" in captured.out
+    assert f"(seat {players}): coins" not in captured.out
     assert "deck 0" in captured.out
     assert "phase over" in captured.out
 
@@ -51,7 +52,7 @@ def test_demo_solitaire_game_against_jen(capsys):
     captured = capsys.readouterr()
     assert captured.err == ""
     assert "solitaire vs JEN level 7" in captured.out
-    assert "player 1 (JEN)" in captured.out
+    assert "JEN (seat 1)" in captured.out
     scores, winners = _final(captured.out)
     assert len(scores) == 2
     assert winners == ([0] if scores[0] > scores[1] else [1])  # ties go to JEN
@@ -112,7 +113,7 @@ def test_plain_ten_prints_the_help_and_exits_0(capsys):
     captured = capsys.readouterr()
     assert captured.err == ""
     assert captured.out.startswith("usage: ten ")
-    for command in ("play", "demo", "train", "eval", "bench"):
+    for command in ("play", "demo", "record", "view", "train", "eval", "bench"):
         assert re.search(rf"^\s+{command}\s+\S", captured.out, re.M), command
     run = subprocess.run([sys.executable, "-m", "train.cli"], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and run.stdout == captured.out and run.stderr == ""
