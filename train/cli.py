@@ -77,7 +77,7 @@ def _demo(args) -> int:
     rules = Rules(num_players=players, bust_buy=args.bust_buy, jen_level=args.jen)
     seats = rules.num_agents
     agents = {seat: RandomAgent(seed=args.seed * 100 + seat) for seat in range(seats)}
-    names = [f"random {seat}" for seat in range(seats)]
+    names = ["random"] * seats
     watch(Recorder(rules, names, seed=args.seed), agents, delay=args.delay)
     return 0
 

@@ -76,7 +76,7 @@ def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
 
 
 def _play(rec: Recorder, players: dict, seat: int, stdin: TextIO, out: TextIO) -> int:
-    game, rules, names = rec.game, rec.rules, rec.labels
+    game, rules, names = rec.game, rec.rules, rec.names
     tell(rec.steps, out)
     while not game.is_over:
         current = game.current_player
@@ -130,7 +130,7 @@ def watch(rec: Recorder, players: dict, delay: float = 0.0, out: TextIO | None =
     game = rec.game
 
     def table():
-        print(render_table(game, names=rec.labels, last_moves=False), file=out, flush=True)
+        print(render_table(game, names=rec.names, last_moves=False), file=out, flush=True)
 
     print(f"turn {game.turn}: {rec.labels[game.active_player]} draws", file=out)
     tell(rec.steps, out)
@@ -140,7 +140,7 @@ def watch(rec: Recorder, players: dict, delay: float = 0.0, out: TextIO | None =
         note = policy_note(agent, observation, game.action_name)
         steps = rec.act(agent.act(observation, info), policy=note)
         tell(steps, out)
-        if any(e["kind"] in ("turn", "final_buy") for step in steps for e in step["events"]):
+        if not game.is_over and any(e["kind"] in ("turn", "final_buy") for step in steps for e in step["events"]):
             table()
             print(file=out, flush=True)
             if delay:
