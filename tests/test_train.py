@@ -119,6 +119,35 @@ def test_warm_start_takes_the_network_of_a_trained_model(tmp_path):
     assert validate({"train": {"init_from": "ppo-jen"}}).train.init_from == "ppo-jen"
 
 
+def test_one_network_over_several_table_sizes(tmp_path, capfd):
+    out = tmp_path / "mixed"
+    config = load_config(CONFIGS / "selfplay_4p.yaml", [
+        f"output.dir={out}", *TINY, "rules.num_players=[2, 4]", "train.total_steps=256",
+        "opponents.snapshot_every=128", "evaluation.every=256", "evaluation.games=2",
+        "evaluation.opponents=[heuristic]", "evaluation.final_games=2",
+    ])
+    assert config.rules.player_counts == [2, 4]
+    from train.trainer import make_env_fn
+
+    envs = [make_env_fn(config, rank, out, None)() for rank in range(3)]
+    assert [env.unwrapped.rules.num_players for env in envs] == [2, 4, 2]  # env i plays size i, cyclically
+    train(config, progress=False, final_eval=True)
+    for players in (2, 4):
+        report = json.loads((out / "eval" / f"{players}p" / "report.json").read_text())
+        assert report["num_players"] == players and report["matchups"][0]["games"] == 2
+    printed = capfd.readouterr().out
+    assert "eval at 256 steps, vs heuristic, 2 players: " in printed
+    assert "eval at 256 steps, vs heuristic, 4 players: " in printed
+    with pytest.raises(ValueError, match="a list of table sizes needs opponents.kind selfplay, got kind jen"):
+        validate({"rules": {"num_players": [2, 3]}})
+    with pytest.raises(ValueError, match=r"^invalid config: rules.num_players.1: Input should be less than or equal "
+                                         r"to 5 \(got 6\)$"):
+        validate({"rules": {"num_players": [2, 6]}, "opponents": {"kind": "selfplay"}})
+    with pytest.raises(ValueError, match=r"^invalid config: rules.num_players: Input should be a valid integer, "
+                                         r"unable to parse string as an integer \(got 'x'\)$"):
+        validate({"rules": {"num_players": "x"}})
+
+
 def test_resume_continues_the_step_count(tmp_path):
     out = tmp_path / "run"
     _run("quick", out, ["train.total_steps=256"])

@@ -4,7 +4,7 @@ Sections (every key optional except where noted; unknown keys are errors):
 
 ```yaml
 rules:            # the game, as ten_env.Rules (without jen_level: see opponents)
-  num_players: 2
+  num_players: 2  # selfplay may list several: [2, 3, 4, 5] spreads the envs over the table sizes
   bust_buy: false
   payment: auto
   max_bid: 40
@@ -70,12 +70,24 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+PlayerCount = Annotated[int, Field(ge=PLAYER_COUNTS[0], le=PLAYER_COUNTS[-1])]
+
+
 class RulesConfig(_Section):
-    num_players: int = Field(2, ge=PLAYER_COUNTS[0], le=PLAYER_COUNTS[-1])
+    # A list trains one network at several table sizes (self-play): env i plays the i-th size, cyclically.
+    num_players: PlayerCount | Annotated[list[PlayerCount], Field(min_length=1)] = 2
     bust_buy: bool = False
     payment: Literal["auto", "manual"] = "auto"
     max_bid: int = Field(40, ge=MAX_BIDS[0], le=MAX_BIDS[-1])
     deck_file: str | None = None
+
+    @property
+    def player_counts(self) -> list[int]:
+        return list(self.num_players) if isinstance(self.num_players, list) else [self.num_players]
+
+    def game(self, num_players: int, **extra) -> dict:
+        """``ten_env.Rules`` arguments for a table of ``num_players``."""
+        return {**self.model_dump(exclude={"num_players"}), "num_players": num_players, **extra}
 
     @field_validator("deck_file")
     @classmethod
@@ -213,6 +225,9 @@ class Config(_Section):
     @model_validator(mode="after")
     def _consistent(self):
         kind = self.opponents.kind
+        if kind != "selfplay" and isinstance(self.rules.num_players, list):
+            raise ValueError(f"rules.num_players: a list of table sizes needs opponents.kind selfplay, "
+                             f"got kind {kind}: give one number")
         if kind == "jen" and self.rules.num_players != 2:
             raise ValueError(
                 f"rules.num_players must be 2 when opponents.kind is jen (the solitaire game), "
@@ -255,7 +270,8 @@ _OPPONENT_KINDS = {"jen": JenOpponents, "scripted": ScriptedOpponents, "selfplay
 
 
 def _describe(error) -> str:
-    loc = [str(part) for part in error["loc"] if not str(part).startswith("function-")]
+    loc = [str(part) for part in error["loc"]
+           if not str(part).startswith(("function-", "constrained-int", "list["))]  # union branches
     kind_model = None
     if len(loc) > 1 and loc[0] == "opponents" and loc[1] in _OPPONENT_KINDS:
         kind_model = _OPPONENT_KINDS[loc.pop(1)]  # pydantic puts the kind in the path
@@ -281,7 +297,10 @@ def validate(data: dict) -> Config:
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        problems = [_describe(error) for error in exc.errors()]
+        # A key that takes a number or a list: report only the branch of the kind that was given.
+        problems = [_describe(error) for error in exc.errors()
+                    if not (error["type"] == "int_type" and isinstance(error.get("input"), list))
+                    and not (error["type"] == "list_type" and "num_players" in error["loc"])]
         raise ValueError("invalid config: " + "; ".join(problems)) from None
 
 

@@ -81,7 +81,7 @@ class PoolOpponent(Agent):
 
 def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None):
     """A picklable factory for environment ``rank`` of the vector env."""
-    rules_kwargs = config.rules.model_dump()
+    counts = config.rules.player_counts
     opponents = config.opponents
     reward = config.train.reward
     seed = config.train.seed * 1000 + rank
@@ -90,11 +90,10 @@ def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None)
         from stable_baselines3.common.monitor import Monitor
 
         if opponents.kind == "jen":
-            rules = Rules(num_players=2, jen_level=jen_level, **{k: v for k, v in rules_kwargs.items()
-                                                                   if k != "num_players"})
+            rules = Rules(**config.rules.game(2, jen_level=jen_level))
             env = ten_env.SingleAgentEnv(rules, opponents=(), seat=0, reward=reward)
         else:
-            rules = Rules(**rules_kwargs)
+            rules = Rules(**config.rules.game(counts[rank % len(counts)]))
             if opponents.kind == "scripted":
                 others = [make_agent(name, seed=seed * 10 + i) for i, name in enumerate(opponents.agents)]
             else:
@@ -186,20 +185,23 @@ def _callbacks(config: Config, out_dir: Path, state: dict):
             agent = PolicyAgent.from_model(self.model)
             seed = 1_000_000  # fixed evaluation seeds, apart from the training games
             if opponents.kind == "jen":
-                rules = Rules(num_players=2, jen_level=state["jen_level"],
-                              **{k: v for k, v in config.rules.model_dump().items() if k != "num_players"})
+                rules = Rules(**config.rules.game(2, jen_level=state["jen_level"]))
                 result = play_games([agent], rules, n=config.evaluation.games, seed=seed)
                 self.logger.record("ten/eval_win_rate", result.win_rates[0])
                 self.logger.record("ten/eval_margin", result.mean_margins[0])
                 _print_evaluation(self.num_timesteps, f"JEN {state['jen_level']}", result)
             else:
-                rules = Rules(**config.rules.model_dump())
-                for name in config.evaluation.opponents:
-                    table = [agent] + [make_agent(name, seed=i) for i in range(rules.num_players - 1)]
-                    result = play_games(table, rules, n=config.evaluation.games, seed=seed)
-                    self.logger.record(f"ten/eval_win_rate_vs_{name}", result.win_rates[0])
-                    self.logger.record(f"ten/eval_margin_vs_{name}", result.mean_margins[0])
-                    _print_evaluation(self.num_timesteps, f"vs {name}", result)
+                counts = config.rules.player_counts
+                for players in counts:
+                    rules = Rules(**config.rules.game(players))
+                    suffix = f"_{players}p" if len(counts) > 1 else ""
+                    for name in config.evaluation.opponents:
+                        table = [agent] + [make_agent(name, seed=i) for i in range(players - 1)]
+                        result = play_games(table, rules, n=config.evaluation.games, seed=seed)
+                        self.logger.record(f"ten/eval_win_rate_vs_{name}{suffix}", result.win_rates[0])
+                        self.logger.record(f"ten/eval_margin_vs_{name}{suffix}", result.mean_margins[0])
+                        _print_evaluation(self.num_timesteps, f"vs {name}" + (f", {players} players" if suffix else ""),
+                                          result)
 
     return TenCallback()
 
@@ -410,31 +412,39 @@ def write_model_card(model, path: Path, config: Config, jen_level: int | None = 
     return card_path
 
 
-def final_evaluation(config: Config, model_path: Path, out_dir: Path, progress: bool = False) -> dict | None:
-    """The ladder (JEN runs) or the matchups (normal games) of the final model, printed and saved;
-    ``progress`` shows a progress bar (on stderr) while the games are played."""
+def final_evaluation(config: Config, model_path: Path, out_dir: Path, progress: bool = False) -> None:
+    """The ladder (JEN runs) or the matchups (normal games) of the final model, printed and saved
+    in ``eval/`` (``eval/<N>p/`` for each table size of a run over several); ``progress`` shows a
+    progress bar (on stderr) while the games are played."""
     from .evaluate import evaluate
-    from .report import format_table, save_report
 
     ev = config.evaluation
     if not ev.final_games:
-        return None
+        return
     rules = config.rules.model_dump(exclude={"num_players"})  # the game it was trained on
     if config.opponents.kind == "jen":
-        if not ev.final_levels:
-            return None
-        report = evaluate(str(model_path), levels=parse_levels(ev.final_levels), games=ev.final_games, seed=0,
-                          rules=rules, progress=progress)
-    else:
+        if ev.final_levels:
+            report = evaluate(str(model_path), levels=parse_levels(ev.final_levels), games=ev.final_games,
+                              seed=0, rules=rules, progress=progress)
+            _save_evaluation(report, out_dir / "eval")
+        return
+    counts = config.rules.player_counts
+    for players in counts:
         report = None
         for name in ev.opponents:
-            part = evaluate(str(model_path), opponents=[name] * (config.rules.num_players - 1),
+            part = evaluate(str(model_path), opponents=[name] * (players - 1),
                             games=ev.final_games, seed=0, rules=rules, progress=progress)
             report = part if report is None else _merge_reports(report, part)
+        where = out_dir / "eval" if len(counts) == 1 else out_dir / "eval" / f"{players}p"
+        _save_evaluation(report, where)
+
+
+def _save_evaluation(report: dict, where: Path) -> None:
+    from .report import format_table, save_report
+
     print(format_table(report))
-    json_path, png_path = save_report(report, out_dir / "eval")
+    json_path, png_path = save_report(report, where)
     print(f"saved {json_path}" + (f" and {png_path}" if png_path else ""))
-    return report
 
 
 def _merge_reports(first: dict, second: dict) -> dict:
