@@ -1,0 +1,204 @@
+"""Game records (ten_env/record.py), ten record, ten view's page and ten eval --save-games."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from agents import HeuristicAgent, JenAgent, PolicyAgent, RandomAgent
+from agents.tournament import seeded_games
+from ten_env import Rules
+from ten_env.record import Recorder, check_record, load_record
+from train.cli import main
+from train.record import play_recorded, record_seeded_games
+from train.view import page
+
+
+def _kinds(rec: Recorder) -> list[tuple[int, str, str]]:
+    return [(step["seat"], e["kind"], e["text"]) for step in rec.steps for e in step["events"]]
+
+
+@pytest.mark.parametrize("rules", [Rules(num_players=2), Rules(num_players=3, bust_buy=True),
+                                   Rules(num_players=4, payment="manual"), Rules(jen_level=6),
+                                   Rules(num_players=5, bust_buy=True, payment="manual")],
+                         ids=["2p", "3p-bust-buy", "4p-manual", "jen", "5p-both"])
+def test_a_record_follows_every_action_of_the_game(rules):
+    names = ["ann", "bob", "cy", "di", "ed"][:rules.num_agents]
+    rec = Recorder(rules, names, seed=11)
+    rng = random.Random(3)
+    while not rec.game.is_over:
+        rec.act(rng.choice(rec.game.legal_actions()))
+    game, record = rec.game, rec.to_dict()
+    # one step per history entry, forced moves and JEN's included, in order
+    assert [(s["seat"], s["action"], s["forced"]) for s in record["steps"]] == \
+        [(seat, game.action_name(a), forced) for seat, a, forced in game.history]
+    last = record["steps"][-1]["state"]
+    assert last["phase"] == "over" and last["deck_size"] == 0
+    assert [p["coins"] for p in last["players"]] == game.coins
+    assert [p["score"] for p in last["players"]] == game.scores()
+    assert record["result"]["scores"] == game.scores() and record["result"]["winners"] == game.winners()
+    # the highlighted runs add up to each score, every state
+    for step in record["steps"]:
+        for player in step["state"]["players"]:
+            assert sum(run["score"] for run in player["runs"] if run) == player["score"]
+    # every card drawn is told, with the deck one card shorter
+    draws = [s for s in record["steps"] if s["action"] == "draw"]
+    assert all(s["events"][0]["kind"] == "draw" for s in draws)
+    check_record(json.loads(json.dumps(record)))
+    if rules.solitaire:
+        assert record["players"][1]["name"] == "JEN"
+
+
+def test_events_say_what_happened_and_why():
+    """A stacked deck: a bust on the net total pays the others, a bust on currency does not,
+    a buy is priced and paid, an auction is bid and paid with a bust token, currency above 10
+    coins is lost, then the final buy phases and the result."""
+    rec = Recorder(Rules(num_players=2), ["ann", "bob"],
+                   deck=["$3", "B9", "B5", "$5", "$4", "$3", "G2", "W#", "$4", "O1"])
+    for action in ["draw", "draw", "draw", "draw", "stop_numbers", "buy_B5", "bid_2", "pass", "stop_currency"]:
+        rec.act(action)
+    while not rec.game.is_over:
+        rec.act("pass")
+    texts = [text for _, _, text in _kinds(rec)]
+    expected = [
+        "ann draws B9: net total 6, currency total 3",
+        "ann busts: the net total 11 is above 10",
+        "ann takes a bust token (now 1)",
+        "bob gains 3 coins (the currency in the tableau when ann busted on the net total): 8 now",
+        "B5, B9 go to the market",
+        "bob busts: the currency total 12 is above 10",
+        "ann stops and takes the numbers: G2",
+        "ann buys B5 from the market for 5",
+        "ann pays with 5 coins",
+        "bob draws W#, a wildcard: it is auctioned at once",
+        "ann bids 2 for W#",
+        "bob passes on W#",
+        "ann wins W# for 2",
+        "ann pays with 1 bust token (3 each, no change given)",
+        "bob gains 2 coins (took the currency); 2 lost, as nobody holds more than 10: 10 now",
+        "the deck is empty: every player has one last buy phase. Final buy phase of bob",
+        "game over. Final scores: ann 4, bob 0; winner: ann",
+    ]
+    for line in expected:
+        assert line in texts, line
+    assert texts.index(expected[0]) < texts.index(expected[1]) < texts.index(expected[-1])
+    # a currency bust pays nobody
+    currency_bust = texts.index("bob busts: the currency total 12 is above 10")
+    assert not any(t.startswith("ann gains") for t in texts[currency_bust:currency_bust + 3])
+    bust = next(e for s in rec.steps for e in s["events"] if e["kind"] == "bust")
+    assert bust["reason"] == "net" and bust["net_total"] == 11
+    pay = [e for s in rec.steps for e in s["events"] if e["kind"] == "payment"]
+    assert pay[1]["bust_tokens"] == 1 and pay[1]["coins"] == 0
+
+
+@pytest.mark.parametrize("deck, tie_break, winners", [
+    (["B1", "G1"], "ann and bob scored 1 with the same money (5): fewer cards wins (ann 1, bob 1): "
+                   "still tied, a shared win", [0, 1]),
+    (["$2", "B1", "G1"], "ann and bob scored 1: more money wins (coins + 3 per bust token: ann 5, bob 7)", [1]),
+])
+def test_tie_breaks_are_explained(deck, tie_break, winners):
+    rec = Recorder(Rules(num_players=2), ["ann", "bob"], deck=deck)
+    while not rec.game.is_over:
+        rec.act("stop_numbers" if "stop_numbers" in rec.game.legal_action_names() else "draw")
+    result = rec.to_dict()["result"]
+    assert result["winners"] == winners and result["tie_break"] == tie_break
+
+
+def test_the_person_is_told_in_their_own_grammar():
+    rec = Recorder(Rules(jen_level=5), ["you"], deck=["B3", "G4", "$2", "B5"])
+    rec.act("stop_numbers")
+    texts = [text for _, _, text in _kinds(rec)]
+    assert "you draw B3: net total 3, currency total 0" in texts
+    assert "you stop and take the numbers: B3" in texts
+    assert any(t.startswith("JEN draws G4") for t in texts)
+
+
+def test_seeded_records_are_the_games_an_evaluation_plays():
+    rules = Rules(num_players=3)
+    agents = [HeuristicAgent(), RandomAgent(seed=1), JenAgent(6)]
+    played = [(game.history, game.scores()) for game, _ in seeded_games(agents, rules, 3, seed=40)]
+    recorded = list(record_seeded_games(agents, ["heuristic", "random", "jen:6"], rules, 3, seed=40))
+    assert [(rec.game.history, rec.game.scores()) for rec in recorded] == played
+    assert [p["name"] for p in recorded[1].to_dict()["players"]] == ["random", "jen:6", "heuristic"]  # rotated
+
+
+def test_a_trained_policy_s_decisions_carry_its_probabilities_and_value():
+    agent = PolicyAgent.pretrained("ppo-jen")
+    rec = Recorder(Rules(jen_level=7), [agent.name], seed=2)
+    play_recorded(rec, {0: agent})
+    decisions = [s for s in rec.steps if s["seat"] == 0 and not s["forced"]]
+    assert decisions and all("policy" in s for s in decisions)
+    assert not any("policy" in s for s in rec.steps if s["forced"])
+    for step in decisions:
+        probs = dict(step["policy"]["probs"])
+        assert abs(sum(probs.values()) - 1) < 1e-3
+        assert -1.5 < step["policy"]["value"] < 1.5
+        assert step["action"] == max(probs, key=probs.get)  # the agent plays its most likely action
+
+
+def test_page_is_self_contained_and_safe_from_names():
+    rec = Recorder(Rules(num_players=2), ["</script><script>alert(1)</script>", "bob"], seed=1)
+    html = page(rec.to_dict())
+    assert html.count("</script>") == 2  # the data block's and the code's; the name cannot close one
+    assert "http://" not in html and "https://" not in html and " src=" not in html
+    data = html.split('<script id="data" type="application/json">')[1].split("</script>")[0]
+    assert json.loads(data)["record"]["players"][0]["name"].startswith("</script>")
+
+
+def test_ten_record_then_ten_view(tmp_path, capsys):
+    out = tmp_path / "game.json"
+    assert main(["record", "heuristic", "jen:5", "random", "--seed", "4", "-o", str(out)]) == 0
+    record = load_record(out)
+    assert [p["name"] for p in record["players"]] == ["heuristic", "jen:5", "random"]
+    assert record["seed"] == 4 and record["rules"]["num_players"] == 3 and record["result"]
+    assert main(["record", "heuristic", "--level", "6", "-o", str(tmp_path / "solo.json")]) == 0
+    assert load_record(tmp_path / "solo.json")["rules"]["jen_level"] == 6
+    assert main(["record", "random", "--players", "4", "-o", str(tmp_path / "four.json")]) == 0
+    assert len(load_record(tmp_path / "four.json")["players"]) == 4
+    assert main(["view", str(out), "-o", str(tmp_path / "game.html")]) == 0
+    assert (tmp_path / "game.html").read_text().startswith("<!doctype html>")
+    assert main(["view", str(tmp_path / "solo.json")]) == 0
+    assert (tmp_path / "solo.html").is_file()
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["record", "heuristic", "alphago", "-o", "{tmp}/x.json"], "ten: error: unknown agent 'alphago'"),
+    (["record", "heuristic", "random", "--level", "5", "-o", "{tmp}/x.json"],
+     "ten: error: --level 5 is the solitaire game: give one agent"),
+    (["record", "heuristic", "-o", "{tmp}/x.json"], "ten: error: give 2-5 agents for a normal game"),
+    (["record", "random", "random", "--players", "3", "-o", "{tmp}/x.json"],
+     "ten: error: --players 3 does not fit 2 agents"),
+    (["record", "random", "random", "-o", "{tmp}/nowhere/x.json"], "ten: error: cannot write"),
+    (["view", "{tmp}/missing.json"], "ten: error: cannot read"),
+    (["view", "{tmp}/broken.json"], "ten: error: '{tmp}/broken.json' is not a game record: invalid JSON"),
+    (["view", "{tmp}/other.json"], "ten: error: '{tmp}/other.json' is not a game record: it needs"),
+])
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, message):
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "other.json").write_text(json.dumps({"format": "something else"}))
+    before = set(tmp_path.iterdir())
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message.replace("{tmp}", str(tmp_path))) and err.count("\n") == 1, err
+    assert set(tmp_path.iterdir()) == before
+
+
+def test_ten_eval_saves_its_first_games(tmp_path, capsys):
+    out = tmp_path / "eval"
+    assert main(["eval", "heuristic", "--levels", "5,6", "--games", "2", "--jobs", "1", "--out", str(out),
+                 "--save-games", "2"]) == 0
+    saved = sorted(p.name for p in (out / "games").iterdir())
+    assert saved == ["jen5-game0.json", "jen5-game1.json", "jen6-game0.json", "jen6-game1.json"]
+    report = json.loads((out / "report.json").read_text())
+    first = load_record(out / "games" / "jen5-game0.json")
+    assert first["seed"] == 0 and first["rules"]["jen_level"] == 5
+    for level, matchup in zip((5, 6), report["matchups"]):  # the records are the games the report counts
+        scores = [load_record(out / "games" / f"jen{level}-game{i}.json")["result"]["scores"] for i in range(2)]
+        assert sum(s[0] > s[1] for s in scores) == matchup["wins"]
+        assert sum(s[0] for s in scores) / 2 == matchup["mean_score"]
+    assert main(["eval", "heuristic", "--opponents", "random", "--games", "1", "--jobs", "1",
+                 "--out", str(tmp_path / "table"), "--save-games", "5"]) == 0
+    assert sorted(p.name for p in (tmp_path / "table" / "games").iterdir()) == ["game0.json"]
