@@ -1,0 +1,194 @@
+"""ten view's page and ten play --web, in a real browser: headless Chromium driven by Selenium.
+
+Chromium and its driver come from the system packages (``apt-get install -y chromium
+chromium-driver``; ``.ci/run`` installs them). Without them these tests fail, saying so:
+they are never skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from agents import HeuristicAgent, JenAgent, PolicyAgent
+from ten_env import Rules
+from ten_env.record import Recorder
+from train.record import play_recorded
+from train.view import page
+from train.webplay import WebGame, make_server
+
+INSTALL = "apt-get install -y chromium chromium-driver"
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--window-size=1400,1000")
+
+
+def _binary(*names: str) -> str:
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.fail(f"the browser tests need {' or '.join(names)}: install it with `{INSTALL}`", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = _binary("chromium", "chromium-browser")
+    for flag in FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.TemporaryDirectory()
+    options.add_argument(f"--user-data-dir={profile.name}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(_binary("chromedriver")))
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+    profile.cleanup()
+
+
+def _errors(driver) -> list:
+    """Console messages of level warning or above since the last call (the log is read once)."""
+    return [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
+
+
+def _text(driver, element_id: str) -> str:
+    return driver.find_element("id", element_id).text
+
+
+def _press(driver, key: str) -> None:
+    driver.find_element("tag name", "body").send_keys(key)
+
+
+@pytest.fixture(scope="module")
+def replay(tmp_path_factory):
+    """The page of a solitaire game of the shipped policy against JEN, written to disk."""
+    agent = PolicyAgent.pretrained("ppo-jen")
+    rec = Recorder(Rules(jen_level=6), [agent.name], seed=5)
+    play_recorded(rec, {0: agent})
+    path = tmp_path_factory.mktemp("view") / "game.html"
+    path.write_text(page(rec.to_dict()))
+    return path, rec
+
+
+def test_the_replay_page_opens_from_disk_and_steps(browser, replay):
+    from selenium.webdriver.common.keys import Keys
+
+    path, rec = replay
+    browser.get(path.as_uri())
+    assert _errors(browser) == []
+    steps = len(rec.steps)
+    assert _text(browser, "position") == f"action 0 of {steps}"
+    assert "about to start" in _text(browser, "events")
+    start_deck = _text(browser, "deck")
+
+    _press(browser, Keys.ARROW_RIGHT)  # the first draw
+    assert _text(browser, "position") == f"action 1 of {steps}"
+    first = rec.steps[0]["events"][0]["text"]
+    assert first in _text(browser, "events")
+    assert _text(browser, "deck") != start_deck
+    card = rec.steps[0]["events"][0]["card"]
+    assert card in _text(browser, "tableau") or "auction" in first
+
+    browser.find_element("id", "next").click()
+    assert _text(browser, "position") == f"action 2 of {steps}"
+    _press(browser, Keys.ARROW_LEFT)
+    assert _text(browser, "position") == f"action 1 of {steps}"
+
+    _press(browser, Keys.END)  # the end: final scores and the winner
+    assert _text(browser, "position") == f"action {steps} of {steps}"
+    assert rec.to_dict()["result"]["text"] in _text(browser, "events")
+    final = rec.steps[-1]["state"]["players"]
+    board = _text(browser, "players")
+    for player in final:
+        assert f"score {player['score']}" in board and f"coins {player['coins']}" in board
+    # each colour's scoring run is highlighted: as many cells as the run is long
+    runs = [run for run in final[0]["runs"] if run]
+    cells = browser.find_elements("css selector", "#player-0 td.run")
+    assert runs and len(cells) == sum(run["to"] - run["from"] + 1 for run in runs)
+
+    # a decision of the policy: the network's value and probabilities are shown
+    decision = next(i for i, s in enumerate(rec.steps, 1) if "policy" in s)
+    browser.find_elements("css selector", "#log li")[decision - 1].click()
+    assert _text(browser, "position") == f"action {decision} of {steps}"
+    shown = _text(browser, "policy")
+    assert f"value {rec.steps[decision - 1]['policy']['value']:.3f}" in shown and "%" in shown
+    _press(browser, Keys.HOME)
+    assert _text(browser, "position") == f"action 0 of {steps}"
+    assert _errors(browser) == []
+
+
+@pytest.fixture()
+def web_game():
+    """A live game against two agents, served on a free port in this process."""
+    server = make_server(0)
+    web = WebGame(Rules(num_players=3), {1: HeuristicAgent(), 2: JenAgent(5)}, ["you", "heuristic", "jen:5"],
+                  seed=3)
+    server.web = web
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield web, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_move_in_the_browser_reaches_the_engine(browser, web_game):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    web, url = web_game
+    browser.get(url)
+    assert _errors(browser) == []
+    legal = web.rec.game.legal_action_names()
+    buttons = browser.find_elements("css selector", "#moves button")
+    assert [b.get_attribute("data-action") for b in buttons] == legal
+    made = len(web.rec.game.history)
+    choice = "stop_numbers" if "stop_numbers" in legal else legal[-1]
+    next(b for b in buttons if b.get_attribute("data-action") == choice).click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "position").text != f"action {made} of {made}")
+    seat, action, forced = web.rec.game.history[made]
+    assert (seat, web.rec.game.action_name(action), forced) == (0, choice, False)
+    # the page shows the record after the move and the agents' replies
+    steps = len(web.rec.steps)
+    assert _text(browser, "position") == f"action {steps} of {steps}"
+    told = _text(browser, "events")
+    assert all(e["text"] in told for step in web.rec.steps[made:] for e in step["events"])
+    assert _errors(browser) == []
+
+
+def test_the_server_refuses_what_is_not_a_move(web_game):
+    web, url = web_game
+    made = len(web.rec.game.history)
+    request = urllib.request.Request(url + "act", data=json.dumps({"action": "bid_99"}).encode(), method="POST")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 400
+    assert "'bid_99' is not one of your moves now; legal: " in json.loads(refused.value.read())["error"]
+    assert len(web.rec.game.history) == made
+    with urllib.request.urlopen(url + "record", timeout=10) as reply:
+        assert json.loads(reply.read())["steps"] == web.rec.to_dict()["steps"]
+
+
+def test_a_port_in_use_is_one_line(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ValueError, match=f"port {port} is already in use on 127.0.0.1: choose another"):
+            make_server(port)
+        run = subprocess.run([sys.executable, "-m", "train.cli", "play", "--web", "--port", str(port),
+                              "--save", str(tmp_path / "g.json")], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr == f"ten: error: port {port} is already in use on 127.0.0.1: choose another with --port\n"
+    assert list(tmp_path.iterdir()) == []
