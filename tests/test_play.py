@@ -1,13 +1,16 @@
-"""``ten play`` driven through standard input, as a person (or a program) would."""
+"""``ten play`` driven through standard input, as a person (or a program) would; ``ten demo``."""
 
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 
 from agents import JenAgent, OracleAgent, SearchAgent
 from ten_env import Rules
+from ten_env.record import load_record
+from train.cli import main
 from train.play import play
 
 
@@ -72,3 +75,44 @@ def test_quitting_is_a_normal_exit():
     )
     assert run.returncode == 0, run.stderr
     assert "you left the game" in run.stdout and run.stderr == ""
+
+
+def test_the_terminal_game_tells_what_happens():
+    """Cards drawn with running totals, busts with their reason, coins gained and why, seats named
+    after their agents, and buys offered with their prices."""
+    answers = "2\n1\n" * 1500  # stop when that is a choice, else the first move (draw or pass)
+    out = io.StringIO()
+    assert play(Rules(num_players=3), [JenAgent(5), JenAgent(8)], seed=2, stdin=io.StringIO(answers),
+                stdout=out) == 0
+    text = out.getvalue()
+    assert re.search(r"^  you draw [BGOP]\d: net total \d+, currency total \d+$", text, re.M)
+    assert re.search(r"^  jen:8 draws [BGOP$]\d: net total -?\d+, currency total \d+$", text, re.M)
+    assert re.search(r"^  \S+ busts?: the (net|currency) total \d+ is above 10$", text, re.M)
+    assert re.search(r"^  \S+ gains? \d+ coins? \((took the currency|the currency in the tableau when)", text, re.M)
+    assert re.search(r"\[\d+\] buy_[BGOP](\d) \(\1\)", text)  # a buy and its price
+    assert "jen:5 (seat 1): coins" in text and "you (seat 0): coins" in text
+    assert "last: " not in text  # the events replace the list of action names
+    assert re.search(r"^  game over\. Final scores: you \d+, jen:5 \d+, jen:8 \d+", text, re.M)
+
+
+def test_ten_play_saves_the_record(tmp_path):
+    out = io.StringIO()
+    path = tmp_path / "game.json"
+    assert play(Rules(jen_level=5), [], seed=1, stdin=io.StringIO("1\n" * 3000), stdout=out, save=path) == 0
+    record = load_record(path)
+    assert [p["name"] for p in record["players"]] == ["you", "JEN"] and record["result"]
+    assert f"saved {path}" in out.getvalue()
+    left = tmp_path / "left.json"
+    assert play(Rules(jen_level=5), [], seed=1, stdin=io.StringIO("1\nquit\n"), stdout=out, save=left) == 0
+    assert load_record(left)["result"] is None  # a game left early is saved as far as it went
+
+
+def test_ten_demo_shows_the_game_turn_by_turn(capsys, monkeypatch):
+    pauses = []
+    monkeypatch.setattr("time.sleep", pauses.append)
+    assert main(["demo", "--players", "3", "--seed", "5", "--delay", "0.25"]) == 0
+    text = capsys.readouterr().out
+    turns = re.findall(r"^TEN  turn (\d+)", text, re.M)
+    assert len(turns) > 10 and [int(t) for t in turns] == sorted(int(t) for t in turns)
+    assert len(pauses) == len(turns) - 1 and set(pauses) == {0.25}  # after every turn, not after the end
+    assert re.search(r"^  random \(seat \d\) draws", text, re.M) and "game over" in text
