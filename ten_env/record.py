@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from pathlib import Path
 
 from . import cards as C
@@ -69,7 +70,8 @@ class Recorder:
         rules: the game's :class:`Rules`.
         names: one name per seat (in the solitaire game JEN's seat may be left
             out: it is named ``JEN``).
-        seed, deck, start: as :class:`Game` takes them.
+        seed, deck, start: as :class:`Game` takes them; without a seed or a deck a seed
+            is drawn (and recorded), so that the game can be replayed.
     """
 
     def __init__(self, rules: Rules, names, seed: int | None = None, deck=None, start: int = 0):
@@ -78,6 +80,8 @@ class Recorder:
             names.append("JEN")
         if len(names) != rules.num_players:
             raise ValueError(f"a record needs one name per seat ({rules.num_players}), got {len(names)}")
+        if seed is None and deck is None:
+            seed = random.randrange(2**32)
         self.rules, self.names, self.seed, self.start = rules, names, seed, start
         self.deck = None if deck is None else list(deck)
         self.labels = seat_labels(names)

@@ -9,7 +9,7 @@ import pytest
 
 from agents import HeuristicAgent, JenAgent, PolicyAgent, RandomAgent
 from agents.tournament import seeded_games
-from ten_env import Rules
+from ten_env import Game, Rules
 from ten_env.record import Recorder, check_record, load_record
 from train.cli import main
 from train.record import play_recorded, record_seeded_games
@@ -202,3 +202,13 @@ def test_ten_eval_saves_its_first_games(tmp_path, capsys):
     assert main(["eval", "heuristic", "--opponents", "random", "--games", "1", "--jobs", "1",
                  "--out", str(tmp_path / "table"), "--save-games", "5"]) == 0
     assert sorted(p.name for p in (tmp_path / "table" / "games").iterdir()) == ["game0.json"]
+
+
+def test_a_game_without_a_seed_gets_one_and_can_be_replayed():
+    rec = Recorder(Rules(num_players=2), ["ann", "bob"])
+    rng = random.Random(0)
+    while not rec.game.is_over:
+        rec.act(rng.choice(rec.game.legal_actions()))
+    again = Recorder(Rules(num_players=2), ["ann", "bob"], seed=rec.to_dict()["seed"])
+    assert again.game.deck == Game(Rules(num_players=2), seed=rec.seed).deck
+    assert rec.to_dict()["steps"][0] == again.steps[0]

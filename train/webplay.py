@@ -106,10 +106,16 @@ def make_server(port: int) -> ThreadingHTTPServer:
                 return
             try:
                 length = int(self.headers.get("Content-Length") or 0)
-                action = json.loads(self.rfile.read(length) or b"{}").get("action")
-                self._json(200, {"record": web.act(action)})
-            except (ValueError, AttributeError) as exc:
-                self._json(400, {"error": str(exc) or "send {\"action\": NAME}"})
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                body = None
+            if not isinstance(body, dict) or "action" not in body:
+                self._json(400, {"error": 'send a move as JSON: {"action": NAME}'})
+                return
+            try:
+                self._json(200, {"record": web.act(body["action"])})
+            except ValueError as exc:
+                self._json(400, {"error": str(exc)})
 
     try:
         return ThreadingHTTPServer(("127.0.0.1", port), Handler)
