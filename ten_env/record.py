@@ -327,9 +327,11 @@ def _payments(before: Game, after: Game, seat: int, phase: str, out: list, label
         coins = max(0, before.coins[s] - after.coins[s])
         tokens = max(0, before.bust_tokens[s] - after.bust_tokens[s])
         cards = _gained(after.hands[s], before.hands[s])
-        parts = ([_coins(coins)] if coins else []) + \
-                ([f"{tokens} bust token{'s' if tokens > 1 else ''} ({BUST_TOKEN_VALUE} each, no change given)"] if tokens else []) + \
-                ([f"{_cards(cards)} (1 each)"] if cards else [])
+        parts = [_coins(coins)] if coins else []
+        if tokens:
+            parts.append(f"{tokens} bust token{'s' if tokens > 1 else ''} ({BUST_TOKEN_VALUE} each, no change given)")
+        if cards:
+            parts.append(f"{_cards(cards)} (1 each)")
         out.append({"kind": "payment", "seat": s, "coins": coins, "bust_tokens": tokens, "cards": cards,
                     "text": f"{_does(labels[s], 'pays')} with {' and '.join(parts)}"})
     if after.phase == "pay" and before.phase != "pay":
