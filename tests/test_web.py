@@ -1,8 +1,8 @@
 """ten view's page and ten play --web, in a real browser: headless Chromium driven by Selenium.
 
 Chromium and its driver come from the system packages (``apt-get install -y chromium
-chromium-driver``; ``.ci/run`` installs them). Without them these tests fail, saying so:
-they are never skipped.
+chromium-driver``; ``.ci/run`` installs them), Selenium from the ``test`` extra. Without
+them these tests fail, saying what to install: they are never skipped.
 """
 
 from __future__ import annotations
@@ -42,8 +42,11 @@ def _binary(*names: str) -> str:
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.fail("the browser tests need selenium: pip install -e '.[test]'", pytrace=False)
 
     options = webdriver.ChromeOptions()
     options.binary_location = _binary("chromium", "chromium-browser")
