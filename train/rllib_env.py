@@ -1,0 +1,85 @@
+"""What the RLlib backend runs on its env runners: the training table (:class:`TableEnv`),
+the agent-to-module mapping (:func:`map_agent`) and the per-game metrics (:class:`TenCallbacks`).
+
+Imports Ray: :mod:`train.rllib_trainer` imports this module only once Ray is known to be there.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from ray.rllib.callbacks.callbacks import RLlibCallback
+
+from agents.registry import make_agent
+from agents.rllib_policy import LEARNER
+from ten_env.game import score_margin
+from ten_env.rllib import TenMultiAgentEnv
+
+PLAYER = "player_0"  # the learner's seat
+
+
+class TableEnv(TenMultiAgentEnv):
+    """The training table: :class:`ten_env.rllib.TenMultiAgentEnv` with scripted agents in some seats.
+
+    ``env_config`` adds to ``ten_env.env()``'s arguments ``scripted`` (one agent name per
+    other seat: those agents, always) or ``pool`` and ``share`` (each other seat is one of
+    the ``pool`` agents with probability ``share``, drawn each game), and ``seed``. Scripted
+    seats are played inside the env (they read ``info["snapshot"]``, which no RLModule
+    sees), so RLlib never observes them. The final infos add ``jen_level``.
+    """
+
+    def __init__(self, config=None):
+        # An EnvContext: the runner's and the vector index tell the envs' random streams apart.
+        streams = [getattr(config, "worker_index", 0), getattr(config, "vector_index", 0)]
+        config = dict(config or {})
+        scripted, pool = config.pop("scripted", None), config.pop("pool", ())
+        share, seed = config.pop("share", 0.0), config.pop("seed", 0)
+        super().__init__(config)
+        self._draw = np.random.default_rng([seed, *streams])
+        others = range(1, self.rules.num_agents)
+        self.fixed = [None] + [make_agent(name, seed=seed + i) for i, name in zip(others, scripted)] \
+            if scripted else None
+        self.pool, self.share = [make_agent(name, seed=seed) for name in pool], share
+        self.table = [None] * self.rules.num_agents
+
+    def reset(self, *, seed=None, options=None):
+        if self.fixed:
+            self.table = self.fixed
+        elif self.pool:
+            draw = self._draw
+            self.table = [None] + [self.pool[int(draw.integers(len(self.pool)))] if draw.random() < self.share
+                                   else None for _ in range(self.rules.num_agents - 1)]
+        return super().reset(seed=seed, options=options)
+
+    def scripted_seat(self, seat):
+        return self.table[seat]
+
+    def _final_step(self, illegal=None):
+        observations, rewards, terminateds, truncateds, infos = super()._final_step(illegal)
+        for info in infos.values():
+            info["jen_level"] = self.rules.jen_level
+        return observations, rewards, terminateds, truncateds, infos
+
+
+def map_agent(agent_id, episode, modules=(LEARNER,), **kwargs):
+    """``player_0`` is the learner; every other seat RLlib plays is one of ``modules`` (the
+    learner or a snapshot), drawn from the episode's id, so a mapping never changes mid-game."""
+    if agent_id == PLAYER:
+        return LEARNER
+    return random.Random(f"{episode.id_}/{agent_id}").choice(modules)
+
+
+class TenCallbacks(RLlibCallback):
+    """Each game's result for the learner: ``ten/games`` items ``(jen_level, won, margin,
+    decisions)`` and ``ten/illegal_actions`` (a sum; the masked module keeps it at 0)."""
+
+    def on_episode_end(self, *, episode, metrics_logger, **kwargs):
+        learner = episode.agent_episodes.get(PLAYER)
+        if learner is None:
+            return
+        info = learner.get_infos(-1)
+        metrics_logger.log_value(("ten", "illegal_actions"), int("illegal_action" in info), reduce="sum")
+        if "winners" in info:
+            game = (info["jen_level"], info["winners"] == [0], score_margin(info["scores"], 0), len(learner))
+            metrics_logger.log_value(("ten", "games"), game, reduce="item_series")

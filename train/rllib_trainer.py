@@ -1,0 +1,416 @@
+"""``ten train`` with ``backend: rllib``: PPO on Ray RLlib's new API stack, on one machine or a cluster.
+
+The config is the SB3 backend's (:mod:`train.config`), with ``backend: rllib`` and
+a ``ray`` section::
+
+    backend: rllib
+    ray:
+      address: null             # null: start a local Ray, stop it at the end; or a running
+                                # cluster's address ("auto", "10.0.0.5:6379"), as --address
+      num_env_runners: 2        # sampling processes (0: sample in the trainer's process)
+      num_cpus_per_env_runner: 1
+
+Ray is started (or joined) before anything is written, and the CPUs the runners
+ask for are checked against what the cluster has: a config asking for more is
+refused at once, as is an address where no cluster answers. In a Python session
+where Ray is already running (``ray.init()`` before), that session is used and
+left running.
+
+What the config's keys mean here:
+
+- ``opponents``: ``jen`` (the solitaire game, JEN played by the engine, with the
+  curriculum: the level rises when the last ``window`` games at this level were
+  won at least ``threshold`` of the time), ``scripted`` (the agents named play the
+  other seats inside the env), ``selfplay`` (one shared policy, the module
+  ``learner``, in every seat that is not scripted: each other seat is a scripted
+  agent with probability ``scripted_share``, otherwise the learner itself or one of
+  ``pool_size`` frozen snapshots of it, all equally likely; a snapshot slot is
+  overwritten with the learner every ``snapshot_every`` steps, the oldest first).
+  The learner always plays ``player_0``; who starts is drawn each game.
+- ``algorithm``: PPO's ``lr``, ``gamma``, ``lambda_``, ``clip_param``,
+  ``entropy_coeff``, ``vf_loss_coeff``, ``grad_clip`` and ``num_epochs`` are
+  ``learning_rate``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``,
+  ``vf_coef``, ``max_grad_norm`` and ``n_epochs``; an update uses
+  ``n_steps * train.n_envs`` env steps (as SB3's rollout) in minibatches of
+  ``batch_size``; ``net_arch`` is the hidden layers (tanh) of
+  :class:`train.rllib_module.MaskedPPOModule`. No KL term, as SB3.
+- ``train``: ``total_steps`` counts env steps (every move RLlib plays: the
+  learner's and its snapshots'); ``n_envs`` envs in all, shared by the runners;
+  ``vec_env`` is SB3's only; ``init_from`` is not supported.
+
+What a run leaves in ``output.dir``: ``config.yaml``, ``meta.json``,
+``checkpoint/`` (the final RLlib algorithm checkpoint: ``ten eval
+<dir>/checkpoint --trust-model``), ``model.json`` (its plain card: spaces,
+steps, curriculum level), ``checkpoints/`` (the last 3 ``step_<N>/`` and
+``state.json``, for ``--resume``), ``tb/`` (TensorBoard: ``ten/win_rate``,
+``ten/margin``, ``ten/episode_length``, ``ten/jen_level``,
+``ten/eval_win_rate``..., ``ten/illegal_actions`` (always 0: the module masks),
+``rllib/...`` (returns, losses, entropy, steps/s)) and ``eval/``.
+
+Ray, torch and tensorboard are imported here only.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import shutil
+import socket
+import time
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+import ten_env
+from agents.registry import make_agent
+from agents.rllib_policy import CARD, LEARNER, RLlibPolicyAgent, check_card, read_card
+from ten_env import Rules
+
+from .config import Config
+from .trainer import KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, _print_evaluation, final_evaluation
+
+INSTALL = "pip install torch==2.13.0 -e '.[rllib]'"
+
+
+def _import_rllib():
+    try:
+        import ray  # noqa: F401
+        import ray.rllib  # noqa: F401
+    except ImportError:
+        raise ValueError(f"backend: rllib needs Ray RLlib, which is not installed: {INSTALL}") from None
+
+
+def env_config(config: Config, jen_level: int | None) -> dict:
+    """The :class:`train.rllib_env.TableEnv` arguments of a config."""
+    opponents = config.opponents
+    env = {**config.rules.model_dump(exclude={"num_players"}), "reward": config.train.reward,
+           "seed": config.train.seed}
+    if opponents.kind == "jen":
+        return {**env, "jen_level": jen_level}
+    env["num_players"] = config.rules.num_players
+    if opponents.kind == "scripted":
+        return {**env, "scripted": list(opponents.agents)}
+    return {**env, "pool": list(opponents.scripted), "share": opponents.scripted_share}
+
+
+def snapshot_ids(config: Config) -> list[str]:
+    """The frozen snapshot modules of a self-play run (none otherwise)."""
+    if config.opponents.kind != "selfplay":
+        return []
+    return [f"snapshot_{i}" for i in range(config.opponents.pool_size)]
+
+
+# ---------------------------------------------------------------------------- Ray
+
+
+def start_ray(address: str | None, needed_cpus: int) -> bool:
+    """Join ``address`` or start a local Ray (unless one is running here); check the CPUs the
+    runners need. ``True`` if this call started or joined Ray (and the run should leave it)."""
+    import ray
+
+    started = False
+    if not ray.is_initialized():
+        if address:
+            _check_reachable(address)
+        else:  # a local Ray gets this machine's cores: say so before starting it
+            from .runner import default_jobs
+
+            _check_cpus(needed_cpus, default_jobs(), "this machine")
+        try:
+            if address:
+                ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+            else:
+                ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = f"at {address!r}" if address else "on this machine"
+            raise ValueError(f"cannot reach a Ray cluster {where} ({' '.join(str(exc).split())[:200]}); "
+                             f"{HOW_TO_JOIN}") from None
+        started = True
+    try:
+        _check_cpus(needed_cpus, int(ray.cluster_resources().get("CPU", 0)), "the Ray cluster")
+    except ValueError:
+        if started:
+            ray.shutdown()
+        raise
+    return started
+
+
+def _check_cpus(needed: int, cpus: int, where: str) -> None:
+    # Ray would wait for CPUs that never come: refuse at once.
+    if needed > cpus:
+        raise ValueError(f"the config asks for {needed} CPUs for its env runners (ray.num_env_runners x "
+                         f"ray.num_cpus_per_env_runner) but {where} has {cpus}: lower ray.num_env_runners "
+                         f"(0 samples in the trainer's process) or join a bigger cluster with --address")
+
+
+HOW_TO_JOIN = ("start one with 'ray start --head' (see README, Running on a Ray cluster), or fix ray.address / "
+               "--address, or leave both out to train on a local Ray")
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """A ``host:port`` address where nothing listens is refused at once (``ray.init`` would wait
+    for it for minutes); ``auto`` is left to Ray, which fails fast when no cluster runs here."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if address == "auto" or not sep:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        raise ValueError(f"cannot reach a Ray cluster at {address!r} ({reason}); {HOW_TO_JOIN}") from None
+
+
+# ---------------------------------------------------------------------------- the algorithm
+
+
+def build_algorithm(config: Config, jen_level: int | None):
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from .rllib_env import TableEnv, TenCallbacks, map_agent
+    from .rllib_module import MaskedPPOModule
+
+    algo, ray_config, train = config.algorithm, config.ray, config.train
+    snapshots = snapshot_ids(config)
+    modules = [LEARNER, *snapshots]
+    runners = ray_config.num_env_runners
+    spec = RLModuleSpec(module_class=MaskedPPOModule,
+                        model_config={"fcnet_hiddens": list(algo.net_arch), "fcnet_activation": "tanh"})
+    ppo = (
+        PPOConfig()
+        .environment(TableEnv, env_config=env_config(config, jen_level))
+        .env_runners(num_env_runners=runners, num_envs_per_env_runner=max(1, train.n_envs // max(1, runners)),
+                     num_cpus_per_env_runner=ray_config.num_cpus_per_env_runner, rollout_fragment_length="auto")
+        .learners(num_learners=0)  # the learner runs in this process
+        .training(lr=algo.learning_rate, gamma=algo.gamma, lambda_=algo.gae_lambda, clip_param=algo.clip_range,
+                  entropy_coeff=algo.ent_coef, vf_loss_coeff=algo.vf_coef, grad_clip=algo.max_grad_norm,
+                  num_epochs=algo.n_epochs, train_batch_size_per_learner=algo.n_steps * train.n_envs,
+                  minibatch_size=algo.batch_size, use_kl_loss=False)
+        .multi_agent(policies=set(modules), policies_to_train=[LEARNER],
+                     policy_mapping_fn=functools.partial(map_agent, modules=tuple(modules)))
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec for m in modules}))
+        .callbacks(TenCallbacks)
+        .debugging(seed=train.seed, log_level="ERROR")
+    )
+    return ppo.build_algo()
+
+
+def copy_module(algorithm, source: str, targets: list[str]) -> None:
+    """Overwrite the weights of ``targets`` with ``source``'s, in the learner and on every runner."""
+    state = algorithm.learner_group.get_weights(module_ids=[source])[source]
+    algorithm.learner_group.set_weights({target: state for target in targets})
+    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group,
+                                            policies=targets, inference_only=True)
+
+
+def set_jen_level(algorithm, level: int) -> None:
+    """The following games of every env, on every runner, against JEN at ``level``."""
+    def climb(runner):
+        if runner.env is not None:  # a local runner beside remote ones has no env
+            for env in runner.env.envs:
+                env.unwrapped.set_jen_level(level)
+
+    algorithm.env_runner_group.foreach_env_runner(climb)
+
+
+# ---------------------------------------------------------------------------- checkpoints
+
+
+def save_checkpoint(config: Config, algorithm, out_dir: Path, state: dict, steps: int) -> Path:
+    """``checkpoints/step_<N>/`` and ``state.json`` (the last few kept), and the card."""
+    folder = out_dir / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"step_{steps:010d}"
+    algorithm.save_to_path(path.resolve())
+    state = dict(state, timesteps=steps, checkpoint=path.name)
+    tmp = folder / (STATE + ".tmp")
+    tmp.write_text(json.dumps(state, indent=2))
+    tmp.replace(folder / STATE)  # atomic: an interruption never leaves half a state file
+    for old in sorted(folder.glob("step_*"))[:-KEEP_CHECKPOINTS]:
+        shutil.rmtree(old)
+    write_card(out_dir, config, steps, state.get("jen_level"))
+    return path
+
+
+def write_card(out_dir: Path, config: Config, steps: int, jen_level: int | None) -> Path:
+    """``model.json``: plain facts about the checkpoint, read before anything is unpickled."""
+    card = {"backend": "rllib", "module": LEARNER, "checkpoint": "checkpoint",
+            "observation_shape": [ten_env.observation.SIZE],
+            "num_actions": ten_env.actions.num_actions(config.rules.max_bid),
+            "net_arch": list(config.algorithm.net_arch), "timesteps": steps, "seed": config.train.seed,
+            "config": "config.yaml"}
+    if jen_level is not None:
+        card["jen_level_reached"] = jen_level
+    path = out_dir / CARD
+    path.write_text(json.dumps(card, indent=2))
+    return path
+
+
+def _write_run_files(config: Config, out_dir: Path) -> None:
+    import ray
+    import torch
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    meta = {"ten_env": ten_env.__version__, "ray": ray.__version__, "torch": torch.__version__,
+            "seed": config.train.seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+    (out_dir / "meta.json").write_text(json.dumps(meta, indent=2))
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+def train(config: Config, resume: bool = False, overwrite: bool = False, progress: bool = True,
+          final_eval: bool = True, verbose: int = 0, address: str | None = None) -> Path:
+    """Run (or resume) the training a ``backend: rllib`` config describes; returns the final
+    checkpoint folder. ``address`` (``--address``) overrides ``ray.address``."""
+    _import_rllib()
+    import ray
+    import torch
+
+    logging.getLogger("ray.rllib").setLevel(logging.ERROR)  # its notices about API changes, not ours
+
+    out_dir = Path(config.output.dir)
+    if resume:  # a checkpoint for another observation size is refused before anything starts
+        check_card(out_dir, read_card(out_dir))
+    ray_config = config.ray
+    started = start_ray(address or ray_config.address,
+                        ray_config.num_env_runners * ray_config.num_cpus_per_env_runner)
+    writer = algorithm = None
+    try:
+        state = _prepare_output(config, out_dir, resume, overwrite)
+        if not resume or not (out_dir / "meta.json").exists():
+            _write_run_files(config, out_dir)
+        torch.set_num_threads(1)  # small MLPs, as the SB3 backend
+        algorithm = build_algorithm(config, state["jen_level"])
+        snapshots = snapshot_ids(config)
+        if state["checkpoint"]:
+            algorithm.restore_from_path((out_dir / "checkpoints" / state["checkpoint"]).resolve())
+            if state["jen_level"] is not None:
+                set_jen_level(algorithm, state["jen_level"])
+        elif snapshots:
+            copy_module(algorithm, LEARNER, snapshots)  # every slot starts as the initial policy
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(out_dir / "tb"))
+        steps = _run(config, algorithm, out_dir, state, writer, progress, verbose)
+        final = out_dir / "checkpoint"
+        if final.exists():
+            shutil.rmtree(final)
+        algorithm.save_to_path(final.resolve())
+        write_card(out_dir, config, steps, state.get("jen_level"))
+    finally:
+        if writer is not None:
+            writer.close()
+        if algorithm is not None:
+            algorithm.stop()
+        if started:
+            ray.shutdown()
+    if final_eval:
+        # The run wrote this checkpoint itself a moment ago: loading it (unpickling) is trusted.
+        final_evaluation(config, final, out_dir, progress=progress, trust=True)
+    return final
+
+
+def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress: bool, verbose: int) -> int:
+    """Train until ``train.total_steps``; checkpoints, curriculum, snapshots, evaluations, logs."""
+    opponents, total = config.opponents, config.train.total_steps
+    curriculum = getattr(opponents, "curriculum", None)
+    results = deque(maxlen=curriculum.window if curriculum else 200)
+    margins, lengths = deque(maxlen=results.maxlen), deque(maxlen=results.maxlen)
+    steps = state["timesteps"]
+    next_checkpoint = _next_multiple(steps, config.train.checkpoint_every)
+    next_eval = _next_multiple(steps, config.evaluation.every)
+    every = getattr(opponents, "snapshot_every", 0)
+    next_snapshot = _next_multiple(steps, every) if every else None
+    bar = _progress_bar(total, steps) if progress else None
+    started = time.perf_counter()
+    start_steps = steps
+    try:
+        while steps < total:
+            result = algorithm.train()
+            runners = result.get("env_runners", {})
+            steps += int(runners.get("num_env_steps_sampled", 0))
+            for level, won, margin, length in runners.get("ten", {}).get("games", []):
+                if level == state["jen_level"]:  # games begun before a climb are left out
+                    results.append(float(won))
+                margins.append(margin)
+                lengths.append(length)
+            _log(writer, steps, result, results, margins, lengths, state, (steps - start_steps) /
+                 max(1e-9, time.perf_counter() - started))
+            if curriculum and len(results) >= curriculum.window and np.mean(results) >= curriculum.threshold \
+                    and state["jen_level"] < curriculum.max_level:
+                state["jen_level"] += 1
+                set_jen_level(algorithm, state["jen_level"])
+                results.clear()
+                if verbose:
+                    print(f"curriculum: JEN level {state['jen_level']}")
+            if next_snapshot is not None and steps >= next_snapshot:
+                slot = snapshot_ids(config)[state.get("snapshots", 0) % opponents.pool_size]
+                copy_module(algorithm, LEARNER, [slot])
+                state["snapshots"] = state.get("snapshots", 0) + 1
+                next_snapshot = _next_multiple(steps, every)
+            if config.evaluation.every and steps >= next_eval:
+                _evaluate(config, algorithm, state, steps, writer)
+                next_eval = _next_multiple(steps, config.evaluation.every)
+            if steps >= next_checkpoint:
+                save_checkpoint(config, algorithm, out_dir, state, steps)
+                next_checkpoint = _next_multiple(steps, config.train.checkpoint_every)
+            if bar is not None:
+                bar.update(min(steps, total) - bar.n)
+    except KeyboardInterrupt:
+        save_checkpoint(config, algorithm, out_dir, state, steps)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    save_checkpoint(config, algorithm, out_dir, state, steps)
+    return steps
+
+
+def _progress_bar(total: int, done: int):
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=min(done, total), unit="step", dynamic_ncols=True, desc="training")
+
+
+def _log(writer, steps, result, results, margins, lengths, state, speed) -> None:
+    runners, learner = result.get("env_runners", {}), result.get("learners", {}).get(LEARNER, {})
+    scalars = {
+        "ten/illegal_actions": runners.get("ten", {}).get("illegal_actions"),
+        "ten/win_rate": np.mean(results) if results else None,
+        "ten/margin": np.mean(margins) if margins else None,
+        "ten/episode_length": np.mean(lengths) if lengths else None,
+        "ten/jen_level": state.get("jen_level"),
+        "rllib/episode_return_mean": runners.get("episode_return_mean"),
+        "rllib/steps_per_second": speed,
+        "rllib/policy_loss": learner.get("policy_loss"),
+        "rllib/vf_loss": learner.get("vf_loss"),
+        "rllib/entropy": learner.get("entropy"),
+    }
+    for key, value in scalars.items():
+        if value is not None:
+            writer.add_scalar(key, float(value), steps)
+
+
+def _evaluate(config: Config, algorithm, state: dict, steps: int, writer) -> None:
+    from agents import play_games
+
+    agent = RLlibPolicyAgent.from_module(algorithm.get_module(LEARNER))
+    seed = 1_000_000  # fixed evaluation seeds, apart from the training games
+    if config.opponents.kind == "jen":
+        rules = Rules(**config.rules.model_dump(exclude={"num_players"}), jen_level=state["jen_level"])
+        result = play_games([agent], rules, n=config.evaluation.games, seed=seed)
+        writer.add_scalar("ten/eval_win_rate", result.win_rates[0], steps)
+        _print_evaluation(steps, f"JEN {state['jen_level']}", result)
+        return
+    rules = Rules(**config.rules.model_dump())
+    for name in config.evaluation.opponents:
+        table = [agent] + [make_agent(name, seed=i) for i in range(rules.num_players - 1)]
+        result = play_games(table, rules, n=config.evaluation.games, seed=seed)
+        writer.add_scalar(f"ten/eval_win_rate_vs_{name}", result.win_rates[0], steps)
+        _print_evaluation(steps, f"vs {name}", result)
