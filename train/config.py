@@ -44,6 +44,11 @@ evaluation:
   final_games: 200
 output:
   dir: runs/quick
+backend: sb3      # or rllib: Ray RLlib's PPO (train.rllib_trainer), which reads the ray section
+ray:              # backend rllib only
+  address: null   # a running cluster ("auto", "10.0.0.5:6379"); null starts a local Ray
+  num_env_runners: 1
+  num_cpus_per_env_runner: 1
 ```
 
 ``load_config(path, overrides)`` reads a file, applies ``--set key=value``
@@ -214,6 +219,14 @@ class OutputConfig(_Section):
     dir: str = "runs/run"
 
 
+class RayConfig(_Section):
+    """``backend: rllib``: where Ray runs and how many sampling processes it starts."""
+
+    address: str | None = None
+    num_env_runners: int = Field(1, ge=0, le=1024)
+    num_cpus_per_env_runner: int = Field(1, ge=1, le=256)
+
+
 class Config(_Section):
     rules: RulesConfig = RulesConfig()
     opponents: Opponents = JenOpponents(kind="jen")
@@ -221,6 +234,8 @@ class Config(_Section):
     train: TrainConfig = TrainConfig()
     evaluation: EvaluationConfig = EvaluationConfig()
     output: OutputConfig = OutputConfig()
+    backend: Literal["sb3", "rllib"] = "sb3"
+    ray: RayConfig = RayConfig()
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -248,6 +263,13 @@ class Config(_Section):
             )
         if self.evaluation.final_levels:
             parse_levels(self.evaluation.final_levels)
+        if self.backend == "sb3" and self.ray != RayConfig():
+            raise ValueError("ray: this section is for backend: rllib (this config uses sb3)")
+        if self.backend == "rllib":
+            if isinstance(self.rules.num_players, list):
+                raise ValueError("rules.num_players: backend rllib trains one table size: give one number")
+            if self.train.init_from:
+                raise ValueError("train.init_from: a warm start from an SB3 model is for backend sb3 only")
         if self.train.init_from:
             from agents.safe_load import policy_kwargs_from_data, read_data
 
@@ -264,7 +286,7 @@ class Config(_Section):
 
 _SECTIONS = {
     "": Config, "rules": RulesConfig, "algorithm": AlgorithmConfig, "train": TrainConfig,
-    "evaluation": EvaluationConfig, "output": OutputConfig, "opponents.curriculum": Curriculum,
+    "evaluation": EvaluationConfig, "output": OutputConfig, "ray": RayConfig, "opponents.curriculum": Curriculum,
 }
 _OPPONENT_KINDS = {"jen": JenOpponents, "scripted": ScriptedOpponents, "selfplay": SelfPlayOpponents}
 
