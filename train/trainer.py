@@ -259,7 +259,7 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
             checkpoint = out_dir / "checkpoints" / state["checkpoint"]
         except (ValueError, KeyError, TypeError):
             raise ValueError(f"--resume: {str(state_file)!r} is damaged; start again with --overwrite") from None
-        if not checkpoint.is_file():
+        if not checkpoint.exists():  # a file (SB3) or a folder (RLlib)
             raise ValueError(f"--resume: the checkpoint {str(checkpoint)!r} named in {STATE} is missing")
         return state
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
@@ -315,8 +315,18 @@ def _write_run_files(config: Config, out_dir: Path):
 
 
 def train(config: Config, resume: bool = False, overwrite: bool = False, progress: bool = True,
-          final_eval: bool = True, verbose: int = 0) -> Path:
-    """Run (or resume) the training a config describes; returns the final model's path."""
+          final_eval: bool = True, verbose: int = 0, address: str | None = None) -> Path:
+    """Run (or resume) the training a config describes; returns the final model's path.
+
+    ``backend: rllib`` runs :func:`train.rllib_trainer.train` (``address``: a Ray cluster to
+    join, instead of the config's ``ray.address``)."""
+    if config.backend == "rllib":
+        from .rllib_trainer import train as train_rllib
+
+        return train_rllib(config, resume=resume, overwrite=overwrite, progress=progress,
+                           final_eval=final_eval, verbose=verbose, address=address)
+    if address is not None:
+        raise ValueError("--address joins a Ray cluster: it is for configs with backend: rllib")
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
@@ -412,10 +422,12 @@ def write_model_card(model, path: Path, config: Config, jen_level: int | None = 
     return card_path
 
 
-def final_evaluation(config: Config, model_path: Path, out_dir: Path, progress: bool = False) -> None:
+def final_evaluation(config: Config, model_path: Path, out_dir: Path, progress: bool = False,
+                     trust: bool = False) -> None:
     """The ladder (JEN runs) or the matchups (normal games) of the final model, printed and saved
     in ``eval/`` (``eval/<N>p/`` for each table size of a run over several); ``progress`` shows a
-    progress bar (on stderr) while the games are played."""
+    progress bar (on stderr) while the games are played; ``trust`` lets the model be unpickled
+    (an RLlib checkpoint the run has just written)."""
     from .evaluate import evaluate
 
     ev = config.evaluation
@@ -425,7 +437,7 @@ def final_evaluation(config: Config, model_path: Path, out_dir: Path, progress: 
     if config.opponents.kind == "jen":
         if ev.final_levels:
             report = evaluate(str(model_path), levels=parse_levels(ev.final_levels), games=ev.final_games,
-                              seed=0, rules=rules, progress=progress)
+                              seed=0, rules=rules, progress=progress, trust=trust)
             _save_evaluation(report, out_dir / "eval")
         return
     counts = config.rules.player_counts
@@ -433,7 +445,7 @@ def final_evaluation(config: Config, model_path: Path, out_dir: Path, progress: 
         report = None
         for name in ev.opponents:
             part = evaluate(str(model_path), opponents=[name] * (players - 1),
-                            games=ev.final_games, seed=0, rules=rules, progress=progress)
+                            games=ev.final_games, seed=0, rules=rules, progress=progress, trust=trust)
             report = part if report is None else _merge_reports(report, part)
         where = out_dir / "eval" if len(counts) == 1 else out_dir / "eval" / f"{players}p"
         _save_evaluation(report, where)
