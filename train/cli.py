@@ -132,7 +132,7 @@ def _train(args) -> int:
     from .trainer import train
 
     path = train(config, resume=args.resume, overwrite=args.overwrite, progress=not args.no_progress,
-                 final_eval=not args.no_eval, verbose=args.verbose)
+                 final_eval=not args.no_eval, verbose=args.verbose, address=args.address)
     print(f"model saved to {path}")
     return 0
 
@@ -158,6 +158,9 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-eval", action="store_true", help="skip the final evaluation")
     parser.add_argument("--verbose", type=int, default=0, choices=(0, 1, 2), help="SB3 verbosity")
+    parser.add_argument("--address", metavar="HOST:PORT",
+                        help="backend rllib: join this running Ray cluster (e.g. auto, 10.0.0.5:6379) "
+                             "instead of ray.address or a local Ray")
     parser.set_defaults(run=_train)
 
 
