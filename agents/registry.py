@@ -1,5 +1,6 @@
 """Agents by name, as the command line spells them: ``random``, ``heuristic``,
-``jen:7``, a pretrained model's name (``ppo-jen``) or a model file path."""
+``jen:7``, a pretrained model's name (``ppo-jen``), a model file path or an RLlib
+checkpoint folder (:mod:`agents.rllib_policy`, loaded only when trusted)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from .search import DEFAULT_BUDGET, OracleAgent, SearchAgent
 
 NAMES_HELP = ("random, heuristic, jen:4 .. jen:10, search, search:<budget>, search:<model>:<budget>, "
               "oracle[:<model>][:<budget>] (cheats: sees the deck order), a pretrained model name, "
-              "or a model .zip path")
+              "a model .zip path, or an RLlib checkpoint folder (with --trust-model)")
 
 
 def make_agent(spec: str, seed: int | None = None, trust: bool = False):
@@ -42,6 +43,10 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
         return _search_agent(spec, kind, seed, trust)
     if (PRETRAINED_DIR / f"{spec}.zip").is_file():
         return PolicyAgent.pretrained(spec, trust=trust)
+    if Path(spec).is_dir():
+        from .rllib_policy import RLlibPolicyAgent  # Ray only for an RLlib checkpoint
+
+        return RLlibPolicyAgent(spec, trust=trust)
     if spec.endswith(".zip") or Path(spec).exists():
         return PolicyAgent(spec, trust=trust)
     raise ValueError(f"unknown agent {spec!r}; use {NAMES_HELP}")
