@@ -1,0 +1,224 @@
+"""ten train with backend: rllib, on one Ray session shared by the module (2 CPUs): tiny runs,
+checkpoints, ten eval on them, --resume, the curriculum, masks in training, and the refusals."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from agents.rllib_policy import RLlibPolicyAgent
+from ten_env import Game, Rules
+from ten_env import observation as O
+from train.cli import main
+from train.config import validate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = {
+    "backend": "rllib",
+    "algorithm": {"n_steps": 250, "batch_size": 250, "n_epochs": 1, "net_arch": [32]},
+    "train": {"total_steps": 1000, "n_envs": 2, "checkpoint_every": 500, "reward": "margin"},
+    "ray": {"num_env_runners": 0},
+}
+
+
+def tiny(tmp_path, name, **sections):
+    data = json.loads(json.dumps(TINY))
+    for key, value in sections.items():
+        data[key] = {**data.get(key, {}), **value} if isinstance(value, dict) else value
+    data["output"] = {"dir": str(tmp_path / name)}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.fixture(scope="module")
+def ray_session():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def jen_run(ray_session, tmp_path_factory):
+    """A tiny curriculum run against JEN on one remote env runner: 2 iterations, evaluated."""
+    tmp = tmp_path_factory.mktemp("rllib")
+    config = tiny(tmp, "jen", opponents={"kind": "jen", "jen_level": 4, "curriculum": {"window": 10}},
+                  evaluation={"every": 500, "games": 4, "final_levels": "4", "final_games": 4},
+                  ray={"num_env_runners": 1})
+    assert main(["train", str(config), "--no-progress"]) == 0
+    return config, tmp / "jen"
+
+
+def scalars(run: Path) -> dict:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(next((run / "tb").glob("events.*"))))
+    events.Reload()
+    return {tag: [e.value for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+
+
+def test_tiny_run_against_jen_leaves_a_run_folder(jen_run, capsys):
+    _, run = jen_run
+    assert {"config.yaml", "meta.json", "model.json", "checkpoint", "checkpoints", "tb", "eval"} <= {
+        p.name for p in run.iterdir()}
+    card = json.loads((run / "model.json").read_text())
+    assert card["backend"] == "rllib" and card["observation_shape"] == [O.SIZE] and card["timesteps"] >= 1000
+    state = json.loads((run / "checkpoints" / "state.json").read_text())
+    assert state["timesteps"] == card["timesteps"] and (run / "checkpoints" / state["checkpoint"]).is_dir()
+    report = json.loads((run / "eval" / "report.json").read_text())
+    assert report["mode"] == "ladder" and report["matchups"][0]["games"] == 4
+    logged = scalars(run)
+    assert logged["ten/illegal_actions"] and not any(logged["ten/illegal_actions"])  # exploration is masked
+    assert {"ten/win_rate", "ten/margin", "ten/jen_level", "ten/eval_win_rate", "rllib/entropy",
+            "rllib/steps_per_second"} <= set(logged)
+
+
+def test_checkpoint_then_ten_eval_needs_trust(jen_run, tmp_path, capsys):
+    _, run = jen_run
+    out = tmp_path / "eval"
+    assert main(["eval", str(run / "checkpoint"), "--levels", "4", "--games", "2", "--jobs", "1",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--trust-model" in err and "pickled" in err
+    assert not out.exists()
+    assert main(["eval", str(run / "checkpoint"), "--levels", "4", "--games", "2", "--jobs", "1",
+                 "--out", str(out), "--trust-model"]) == 0
+    assert json.loads((out / "report.json").read_text())["matchups"][0]["games"] == 2
+
+
+def test_checkpoint_for_another_observation_size_is_refused(jen_run, tmp_path, capsys):
+    config, run = jen_run
+    copy = tmp_path / "old"
+    shutil.copytree(run, copy)
+    card = json.loads((copy / "model.json").read_text())
+    (copy / "model.json").write_text(json.dumps({**card, "observation_shape": [400]}))
+    assert main(["eval", str(copy / "checkpoint"), "--levels", "4", "--trust-model", "--out",
+                 str(tmp_path / "ev")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "(400,)" in err and "another version" in err
+    before = sorted(p.name for p in (copy / "checkpoints").iterdir())
+    assert main(["train", str(config), "--resume", "--set", f"output.dir={copy}"]) == 2
+    assert "(400,)" in capsys.readouterr().err
+    assert sorted(p.name for p in (copy / "checkpoints").iterdir()) == before
+
+
+def test_resume_restores_the_policy_and_continues(jen_run, tmp_path):
+    config, run = jen_run
+    copy = tmp_path / "resumed"
+    shutil.copytree(run, copy)
+    before = RLlibPolicyAgent(copy / "checkpoint", trust=True).module.state_dict()
+    steps = json.loads((copy / "checkpoints" / "state.json").read_text())["timesteps"]
+    # Nothing left to do: the final checkpoint is the restored policy, unchanged.
+    assert main(["train", str(config), "--resume", "--no-eval", "--no-progress", "--set", f"output.dir={copy}"]) == 0
+    after = RLlibPolicyAgent(copy / "checkpoint", trust=True).module.state_dict()
+    assert before.keys() == after.keys() and all(torch.equal(before[k], after[k]) for k in before)
+    assert main(["train", str(config), "--resume", "--no-eval", "--no-progress", "--set", f"output.dir={copy}",
+                 "--set", f"train.total_steps={steps + 400}"]) == 0
+    assert json.loads((copy / "checkpoints" / "state.json").read_text())["timesteps"] >= steps + 400
+
+
+def test_selfplay_4p_snapshots_scripted_seats_and_masks(ray_session, tmp_path):
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    config = tiny(tmp_path, "sp", rules={"num_players": 4},
+                  opponents={"kind": "selfplay", "pool_size": 2, "snapshot_every": 250,
+                             "scripted": ["heuristic", "jen:6"], "scripted_share": 0.3},
+                  evaluation={"every": 0, "games": 2, "opponents": ["heuristic"], "final_games": 4})
+    assert main(["train", str(config), "--no-progress"]) == 0
+    run = tmp_path / "sp"
+    # One snapshot after each of the 2 iterations (500 steps each), slot 0 then slot 1: the last is the
+    # final learner.
+    assert json.loads((run / "checkpoints" / "state.json").read_text())["snapshots"] == 2
+    modules = run / "checkpoint" / "learner_group" / "learner" / "rl_module"
+    learner, last = (RLModule.from_checkpoint(modules / name).state_dict() for name in ("learner", "snapshot_1"))
+    assert all(torch.equal(learner[k], last[k]) for k in learner)
+    first = RLModule.from_checkpoint(modules / "snapshot_0").state_dict()
+    assert not all(torch.equal(learner[k], first[k]) for k in learner)
+    assert not any(scalars(run)["ten/illegal_actions"])
+    report = json.loads((run / "eval" / "report.json").read_text())
+    assert report["num_players"] == 4 and report["matchups"][0]["opponents"] == ["heuristic"] * 3
+    # The trained policy never picks a masked action, whatever the table.
+    agent = RLlibPolicyAgent(run / "checkpoint", trust=True)
+    rng = np.random.default_rng(0)
+    for players in (2, 4, 5):
+        game = Game(Rules(num_players=players), seed=players)
+        while not game.is_over:
+            observation, info = O.agent_view(game, game.current_player)
+            chosen = agent.act(observation, info)
+            assert observation["action_mask"][chosen] == 1
+            game.act(chosen if rng.random() < 0.5 else int(rng.choice(game.legal_actions())))
+
+
+def test_curriculum_level_reaches_every_env_on_the_runners(ray_session, tmp_path):
+    from train.config import load_config
+    from train.rllib_trainer import build_algorithm, set_jen_level
+
+    config = load_config(tiny(tmp_path, "cur", opponents={"kind": "jen", "jen_level": 4}))
+    algorithm = build_algorithm(config, 4)
+    try:
+        set_jen_level(algorithm, 8)
+        levels = algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: [env.unwrapped.rules.jen_level for env in runner.env.envs])
+        assert levels == [[8, 8]]
+        games = algorithm.train()["env_runners"]["ten"]["games"]
+        assert games and {level for level, *_ in games} == {8}
+    finally:
+        algorithm.stop()
+
+
+def test_more_runners_than_cpus_is_refused_before_anything_is_written(ray_session, tmp_path, capsys):
+    config = tiny(tmp_path, "big", opponents={"kind": "jen"}, ray={"num_env_runners": 3})
+    assert main(["train", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "3 CPUs" in err and "has 2" in err
+    assert not (tmp_path / "big").exists()
+
+
+def run_cli(*args, prelude=""):
+    code = f"import sys; {prelude}\nfrom train.cli import main; sys.exit(main({list(args)!r}))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_unreachable_address_and_missing_ray_are_one_line(tmp_path):
+    config = tiny(tmp_path, "away", opponents={"kind": "jen"})
+    done = run_cli("train", str(config), "--address", "127.0.0.1:9")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "cannot reach a Ray cluster at '127.0.0.1:9'" in done.stderr and "ray start --head" in done.stderr
+    done = run_cli("train", str(config), prelude="sys.modules['ray'] = None")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "needs Ray RLlib" in done.stderr and "pip install" in done.stderr
+    assert not (tmp_path / "away").exists()
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"backend": "rllib", "rules": {"num_players": [2, 3]}, "opponents": {"kind": "selfplay"}},
+     "backend rllib trains one table size"),
+    ({"backend": "rllib", "train": {"init_from": "ppo-jen"}}, "sb3 only"),
+    ({"ray": {"num_env_runners": 2}}, "backend: rllib"),
+    ({"backend": "rllib", "ray": {"num_env_runners": -1}}, "ray.num_env_runners"),
+    ({"backend": "rllib", "ray": {"runners": 2}}, "unknown key 'ray.runners'"),
+    ({"backend": "ray"}, "backend"),
+])
+def test_config_checks_for_the_rllib_backend(change, message):
+    with pytest.raises(ValueError, match=message):
+        validate(change)
+
+
+def test_shipped_rllib_configs_are_valid():
+    from train.config import load_config
+
+    jen = load_config(ROOT / "configs" / "rllib_jen.yaml")
+    ladder = load_config(ROOT / "configs" / "jen_ladder.yaml")
+    assert jen.backend == "rllib" and jen.opponents == ladder.opponents  # the same curriculum
+    selfplay = load_config(ROOT / "configs" / "rllib_selfplay_4p.yaml")
+    assert selfplay.rules.num_players == 4 and selfplay.opponents.kind == "selfplay"
+    assert set(selfplay.opponents.scripted) == {"heuristic", "jen:7"}
