@@ -126,7 +126,9 @@ def start_ray(address: str | None, needed_cpus: int) -> bool:
                 ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = f"at {address!r}" if address else "on this machine"
-            raise ValueError(f"cannot reach a Ray cluster {where} ({' '.join(str(exc).split())[:200]}); "
+            auth = "" if not address else (" (a cluster with token authentication, Ray's default, also needs "
+                                           "RAY_AUTH_MODE=token and its token here)")
+            raise ValueError(f"cannot reach a Ray cluster {where} ({' '.join(str(exc).split())[:200]}){auth}; "
                              f"{HOW_TO_JOIN}") from None
         started = True
     try:
