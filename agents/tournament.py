@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from ten_env import Game, Rules
@@ -18,6 +19,12 @@ class Results:
     shared_wins: list = field(default_factory=list)
     total_scores: list = field(default_factory=list)
     margins: list = field(default_factory=list)  # summed: own score - best other score
+    decisions: list = field(default_factory=list)  # actions chosen (the engine's JEN not counted)
+    seconds: list = field(default_factory=list, compare=False)  # time spent choosing them (varies run to run)
+
+    @property
+    def seconds_per_decision(self) -> list[float]:
+        return [t / d if d else 0.0 for t, d in zip(self.seconds, self.decisions)]
 
     @property
     def mean_scores(self) -> list[float]:
@@ -45,7 +52,7 @@ class Results:
             return [sum(values) for values in zip(*(getattr(r, name) for r in parts))]
 
         return Results(sum(r.games for r in parts), total("wins"), total("shared_wins"),
-                       total("total_scores"), total("margins"))
+                       total("total_scores"), total("margins"), total("decisions"), total("seconds"))
 
 
 def player_view(game: Game, seat: int, player) -> tuple[dict, dict]:
@@ -58,20 +65,28 @@ def player_view(game: Game, seat: int, player) -> tuple[dict, dict]:
     return observation, info
 
 
-def play_game(game: Game, players: list) -> None:
+def play_game(game: Game, players: list, clock: list | None = None) -> None:
     """Play ``game`` to the end; ``players[seat]`` is a policy (callable or agent) that
-    sees :func:`player_view`."""
+    sees :func:`player_view`. ``clock``, if given, holds ``[decisions, seconds]`` per seat
+    and is added to: how many actions each seat chose and how long it took."""
     while not game.is_over:
         seat = game.current_player
         player = players[seat]
         act = player.act if hasattr(player, "act") else player
-        game.act(act(*player_view(game, seat, player)))
+        view = player_view(game, seat, player)
+        start = time.perf_counter()
+        action = act(*view)
+        if clock is not None:
+            clock[seat][0] += 1
+            clock[seat][1] += time.perf_counter() - start
+        game.act(action)
 
 
-def seeded_games(agents: list, rules: Rules, n: int, seed: int):
+def seeded_games(agents: list, rules: Rules, n: int, seed: int, clock: list | None = None):
     """Play ``n`` games, yielding each finished one as ``(game, order)``: game ``i`` uses deck
     seed ``seed + i`` and seats rotated by ``i`` (``order[seat]`` is the index of the agent
-    in that seat); every agent is reset with a seed of its own before each game."""
+    in that seat); every agent is reset with a seed of its own before each game. ``clock``,
+    if given, holds ``[decisions, seconds]`` per agent and is added to (see :func:`play_game`)."""
     k = len(agents)
     for i in range(n):
         order = [(j + i) % k for j in range(k)]
@@ -79,7 +94,12 @@ def seeded_games(agents: list, rules: Rules, n: int, seed: int):
             if hasattr(agent, "reset"):
                 agent.reset(seed=seed + i + 1000003 * j)
         game = Game(rules, seed=seed + i)
-        play_game(game, [agents[a] for a in order])
+        seats = [[0, 0.0] for _ in order]
+        play_game(game, [agents[a] for a in order], seats)
+        if clock is not None:
+            for seat, a in enumerate(order):
+                clock[a][0] += seats[seat][0]
+                clock[a][1] += seats[seat][1]
         yield game, order
 
 
@@ -96,7 +116,8 @@ def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int
         raise ValueError(f"play_games needs {seats} agent(s) for these rules, got {len(agents)}")
     k = len(agents)
     results = Results(wins=[0] * k, shared_wins=[0] * k, total_scores=[0] * k, margins=[0] * k)
-    for game, order in seeded_games(agents, rules, n, seed):
+    clock = [[0, 0.0] for _ in range(k)]
+    for game, order in seeded_games(agents, rules, n, seed, clock):
         scores, winners = game.scores(), game.winners()
         for seat, a in enumerate(order):
             if seat in winners:
@@ -107,4 +128,6 @@ def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int
             results.total_scores[a] += scores[seat]
             results.margins[a] += score_margin(scores, seat)
         results.games += 1
+    results.decisions = [decisions for decisions, _ in clock]
+    results.seconds = [seconds for _, seconds in clock]
     return results

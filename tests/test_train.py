@@ -23,6 +23,7 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 TINY = [
     "algorithm.n_steps=64", "algorithm.batch_size=64", "algorithm.net_arch=[32]",
     "train.n_envs=2", "train.checkpoint_every=128", "evaluation.every=0", "evaluation.final_games=0",
+    "train.init_from=null",  # the shipped self-play configs warm-start a 256x256 network
 ]
 
 

@@ -36,9 +36,11 @@ def format_table(report: dict) -> str:
     lines = [f"{report['agent']} {kind}, seeds from {report.get('seed', 0)}, "
              f"sole wins with {round(100 * report.get('confidence', CONFIDENCE))}% Wilson intervals"
              + _rules_note(report.get("rules"))]
-    header = ("opponent", "games", "win %", "95% interval", "mean score agent / opp", "mean margin")
+    header = ("opponent", "games", "win %", "95% interval", "mean score agent / opp", "mean margin",
+              "ms / decision")
     rows = []
     for m in report["matchups"]:
+        timed = m.get("seconds_per_decision")  # reports from before 0.2 have none
         rows.append((
             m["opponent"],
             str(m["games"]),
@@ -46,6 +48,7 @@ def format_table(report: dict) -> str:
             f"{100 * m['ci_low']:.1f} - {100 * m['ci_high']:.1f}",
             f"{m['mean_score']:.1f} / {m['opponent_mean_score']:.1f}",
             f"{m['mean_margin']:+.1f}",
+            f"{1000 * timed:.2f}" if timed is not None else "-",
         ))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
 

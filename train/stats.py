@@ -63,4 +63,6 @@ def matchup_stats(result: Results, label: str) -> dict:
         # the best other score of each game (JEN's on the ladder), averaged: score - margin
         "opponent_mean_score": mean_score - mean_margin,
         "mean_margin": mean_margin,
+        # wall-clock time of the agent's act() per decision, on a core of the machine it ran on
+        "seconds_per_decision": result.seconds_per_decision[0] if result.decisions else None,
     }
