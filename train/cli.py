@@ -244,6 +244,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_league_arguments(league)
     league.set_defaults(run=_league)
 
+    from . import compare
+
+    comparison = sub.add_parser(
+        "compare", help="JEN ladders of several agents in one table and one plot",
+        description="Show the JEN ladders of several ten eval reports side by side (-o: one PNG); reports "
+                    "of one agent on different deck seeds are combined into one.")
+    compare.add_arguments(comparison)
+    comparison.set_defaults(run=compare.run)
+
     bench = sub.add_parser("bench", help="measure speed against PettingZoo's classic card games")
     bench.add_argument("--seconds", type=_positive_seconds, default=5.0, help="time per measurement (default 5)")
     bench.set_defaults(run=_bench)

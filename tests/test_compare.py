@@ -1,0 +1,64 @@
+"""ten compare: ladder reports side by side, reports of one agent on different seeds combined."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from train import compare
+from train import evaluate as E
+from train.cli import main
+
+
+def _ladder(agent, seed, games, levels=(4, 9)):
+    return E.evaluate(agent, levels=list(levels), games=games, seed=seed, jobs=1)
+
+
+def test_reports_on_different_seeds_combine_into_the_report_of_one_run():
+    first, second = _ladder("heuristic", 0, 6), _ladder("heuristic", 6, 5)
+    whole = _ladder("heuristic", 0, 11)
+    (combined,) = compare.combine([second, first])
+    assert combined["seed"] == 0 and combined["combined_from"] == 2 and combined["rank"] == whole["rank"]
+    for got, want in zip(combined["matchups"], whole["matchups"]):
+        for key in ("level", "opponent", "games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high"):
+            assert got[key] == want[key], key
+        for key in ("mean_score", "opponent_mean_score", "mean_margin"):
+            assert got[key] == pytest.approx(want[key]), key
+        assert got["seconds_per_decision"] > 0
+
+
+def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
+    first = _ladder("heuristic", 0, 6, levels=(4,))
+    with pytest.raises(ValueError, match=r"two reports of heuristic share deck seeds at JEN 4 \(seeds 0-5 and from 3\)"):
+        compare.combine([first, _ladder("heuristic", 3, 4, levels=(4,))])
+    table = E.evaluate("heuristic", opponents=["random"], games=2, jobs=1)
+    path = tmp_path / "table.json"
+    path.write_text(json.dumps(table))
+    with pytest.raises(ValueError, match="a report of normal games, not of the JEN ladder"):
+        compare.load_report(path)
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ValueError, match="is not a report.json of ten eval"):
+        compare.load_report(tmp_path / "bad.json")
+
+
+def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys):
+    paths = []
+    for agent, seed in (("heuristic", 0), ("random", 0), ("heuristic", 4)):
+        path = tmp_path / f"{agent}-{seed}.json"
+        path.write_text(json.dumps(_ladder(agent, seed, 4)))
+        paths.append(str(path))
+    png = tmp_path / "figs" / "ladder.png"
+    assert main(["compare", *paths, "-o", str(png), "--markdown"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "| agent | games / level | ms / decision | JEN 4 | JEN 9 | rank |"
+    assert [line.split(" | ")[0] for line in lines[2:4]] == ["| `heuristic`", "| `random`"]
+    assert lines[2].split(" | ")[1] == "8"  # the two heuristic reports are one row of 8 games
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"saved {png}" in out
+    assert main(["compare", paths[0], "-o", str(tmp_path / "x.jpg")]) == 2
+    assert main(["compare", str(tmp_path / "missing.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"ten: error: -o {str(tmp_path / 'x.jpg')!r}: the plot is a .png file",
+                   f"ten: error: {str(tmp_path / 'missing.json')!r} does not exist"]
+    assert not (tmp_path / "x.jpg").exists()
