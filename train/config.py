@@ -17,7 +17,7 @@ opponents:        # who the learner plays against: one of three kinds
     max_level: 10
   # kind: scripted  -> agents: [heuristic, jen:5]   (one per other seat)
   # kind: selfplay  -> pool_size, snapshot_every, scripted, scripted_share
-algorithm:        # MaskablePPO (sb3-contrib) and its hyperparameters
+algorithm:        # MaskablePPO (sb3-contrib) and its hyperparameters (backend rllib: RLlib's PPO, same keys)
   learning_rate: 0.0003
   n_steps: 1024
   batch_size: 256
@@ -44,7 +44,7 @@ evaluation:
   final_games: 200
 output:
   dir: runs/quick
-backend: sb3      # or rllib: Ray RLlib's PPO (train.rllib_trainer), which reads the ray section
+backend: sb3      # or rllib: Ray RLlib's PPO; how it reads the keys: train.rllib_trainer
 ray:              # backend rllib only
   address: null   # a running cluster ("auto", "10.0.0.5:6379"); null starts a local Ray
   num_env_runners: 1
