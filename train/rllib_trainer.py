@@ -68,6 +68,8 @@ import ten_env
 from agents.registry import make_agent
 from agents.rllib_policy import CARD, LEARNER, RLlibPolicyAgent, check_card, read_card
 from ten_env import Rules
+from ten_env import observation as O
+from ten_env.actions import num_actions
 
 from .config import Config
 from .trainer import KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, _print_evaluation, final_evaluation
@@ -241,8 +243,7 @@ def save_checkpoint(config: Config, algorithm, out_dir: Path, state: dict, steps
 def write_card(out_dir: Path, config: Config, steps: int, jen_level: int | None) -> Path:
     """``model.json``: plain facts about the checkpoint, read before anything is unpickled."""
     card = {"backend": "rllib", "module": LEARNER, "checkpoint": "checkpoint",
-            "observation_shape": [ten_env.observation.SIZE],
-            "num_actions": ten_env.actions.num_actions(config.rules.max_bid),
+            "observation_shape": [O.SIZE], "num_actions": num_actions(config.rules.max_bid),
             "net_arch": list(config.algorithm.net_arch), "timesteps": steps, "seed": config.train.seed,
             "config": "config.yaml"}
     if jen_level is not None:
@@ -291,9 +292,8 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
         algorithm = build_algorithm(config, state["jen_level"])
         snapshots = snapshot_ids(config)
         if state["checkpoint"]:
+            # The envs were built at the saved curriculum level; the checkpoint holds the rest.
             algorithm.restore_from_path((out_dir / "checkpoints" / state["checkpoint"]).resolve())
-            if state["jen_level"] is not None:
-                set_jen_level(algorithm, state["jen_level"])
         elif snapshots:
             copy_module(algorithm, LEARNER, snapshots)  # every slot starts as the initial policy
         from torch.utils.tensorboard import SummaryWriter
