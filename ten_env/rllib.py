@@ -24,12 +24,13 @@ the connect-four and action-masking envs):
   the ``int8`` mask of the PettingZoo env (``ten_env.observation``); ``step``
   takes ``{that agent: action}``;
 - rewards are 0 until the game ends (0.0 entries for the mover and the next
-  seat at every step, as RLlib wants a reward with each observation); the step that ends it gives *every* seat
-  its own final observation (mask all zeros: nothing left to choose) and its
-  own reward (``reward="win"`` or ``"margin"``, as :func:`ten_env.env.final_rewards`),
-  once, with ``terminateds`` true for every agent and ``"__all__"``. Seats that
-  did not make the last move are credited by their own name: RLlib's generic
-  PettingZoo wrapper, which rewards only the agent about to act, would lose them.
+  seat at every step: RLlib wants a reward with each observation); the step
+  that ends the game gives *every* seat its own final observation (mask all
+  zeros: nothing left to choose) and its own reward (``reward="win"`` or
+  ``"margin"``, as :func:`ten_env.env.final_rewards`), once, with
+  ``terminateds`` true for every agent and ``"__all__"``. Seats that did not
+  make the last move are credited by their own name, not left to RLlib's
+  generic PettingZoo wrapper, which reports a reward only with an observation.
 - every game ends, so nothing is ever truncated. An illegal action (a masked
   policy never sends one; RLlib's env check sends random ones) ends the game as
   ``ten_env.env()``'s wrapper does: -1 for the mover, 0 for the others, and
@@ -40,7 +41,9 @@ env; a stacked deck that ends the game before anybody chooses is refused (RLlib
 needs a first observation), a shuffled one is dealt again. ``info`` of the final
 step holds ``scores`` and ``winners`` (seats) for every agent.
 
-Train it with the masked module of :mod:`train.rllib_module` (``ten train`` with
+Subclasses can play some seats inside the env (:meth:`TenMultiAgentEnv.scripted_seat`,
+as ``ten train``'s training table does with scripted opponents): RLlib then never
+sees those seats. Train it with the masked module of :mod:`train.rllib_module` (``ten train`` with
 ``backend: rllib``, see :mod:`train.rllib_trainer`).
 """
 
@@ -192,7 +195,6 @@ class TenMultiAgentEnv(MultiAgentEnv):
             rewards = {a: -1.0 if seat == illegal[0] else 0.0 for a, seat in zip(agents, seats)}
             infos = {a: {} for a in agents}
             infos[self.possible_agents[illegal[0]]]["illegal_action"] = illegal[1]
-
         self._ended = True
         terminateds = dict.fromkeys(agents, True)
         terminateds["__all__"] = True
