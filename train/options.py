@@ -78,13 +78,13 @@ def agent_name(spec: str) -> str:
     """A short name for an agent spec, fit for a folder name (``jen:5`` -> ``jen-5``).
 
     A model path gives its file name without ``.zip``; a training run's
-    ``<run>/model.zip`` gives the run's folder name.
+    ``<run>/model.zip`` or ``<run>/checkpoint`` (RLlib) gives the run's folder name.
     """
     spec = spec.strip()
     path = Path(spec)
     if spec.endswith(".zip") or len(path.parts) > 1:
         name = path.stem
-        if name == "model" and path.parent.name:
+        if name in ("model", "checkpoint") and path.parent.name:  # a run's model.zip or RLlib checkpoint
             name = path.parent.name
     else:
         name = spec
