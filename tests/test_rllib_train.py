@@ -213,6 +213,12 @@ def test_config_checks_for_the_rllib_backend(change, message):
         validate(change)
 
 
+def test_eval_names_an_rllib_run_after_its_folder():
+    from train.options import agent_name
+
+    assert agent_name("runs/rllib_jen/checkpoint") == "rllib_jen"
+
+
 def test_shipped_rllib_configs_are_valid():
     from train.config import load_config
 
