@@ -117,14 +117,21 @@ class Recorder:
             new.append(step)
         return new
 
-    def to_dict(self) -> dict:
-        """The record as JSON-ready data."""
+    def to_dict(self, public: bool = False) -> dict:
+        """The record as JSON-ready data.
+
+        ``public``: what the players may see while the game runs: until the game is
+        over, ``seed`` and ``deck`` (either one gives away the deck's order) are
+        ``None``. Everything else in a record is public (``state["deck"]`` holds
+        only what is left in the deck, not its order).
+        """
+        hide = public and not self.game.is_over
         record = {
             "format": FORMAT,
             "version": VERSION,
             "rules": dataclasses.asdict(self.rules),
-            "seed": self.seed,
-            "deck": self.deck,
+            "seed": None if hide else self.seed,
+            "deck": None if hide else self.deck,
             "start": self.start,
             "players": [{"seat": s, "name": n} for s, n in enumerate(self.names)],
             "initial": self.initial,

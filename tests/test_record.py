@@ -212,3 +212,13 @@ def test_a_game_without_a_seed_gets_one_and_can_be_replayed():
     again = Recorder(Rules(num_players=2), ["ann", "bob"], seed=rec.to_dict()["seed"])
     assert again.game.deck == Game(Rules(num_players=2), seed=rec.seed).deck
     assert rec.to_dict()["steps"][0] == again.steps[0]
+
+
+def test_the_public_record_hides_the_deck_until_the_game_is_over():
+    rec = Recorder(Rules(num_players=2), ["ann", "bob"], deck=["B1", "G2", "$3", "O4"])
+    hidden = rec.to_dict(public=True)
+    assert hidden["deck"] is None and hidden["seed"] is None
+    assert rec.to_dict()["deck"] == ["B1", "G2", "$3", "O4"]  # the full record keeps it
+    while not rec.game.is_over:
+        rec.act(rec.game.legal_actions()[0])
+    assert rec.to_dict(public=True)["deck"] == ["B1", "G2", "$3", "O4"]

@@ -195,3 +195,39 @@ def test_a_port_in_use_is_one_line(tmp_path):
     assert run.returncode == 2
     assert run.stderr == f"ten: error: port {port} is already in use on 127.0.0.1: choose another with --port\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=10) as reply:
+        return reply.read()
+
+
+def _secrets(data) -> list:
+    """Every "seed" with a value and every "deck" that is a list (a deck order), anywhere in ``data``."""
+    found = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if (key == "seed" and value is not None) or (key == "deck" and isinstance(value, list)):
+                found.append((key, value))
+            found += _secrets(value)
+    elif isinstance(data, list):
+        for value in data:
+            found += _secrets(value)
+    return found
+
+
+def test_the_live_game_never_shows_the_deck_order(web_game):
+    """Neither the page nor /record holds the seed (or a deck list) while the game runs:
+    from the seed, anybody could rebuild the deck's order. The finished record has it."""
+    web, url = web_game
+    html = _get(url).decode()
+    data = json.loads(html.split('<script id="data" type="application/json">')[1].split("</script>")[0])
+    assert data["record"]["steps"] and _secrets(data) == []
+    assert _secrets(json.loads(_get(url + "record"))) == []
+    while not web.rec.game.is_over:
+        legal = web.rec.game.legal_action_names()
+        record = web.act("stop_numbers" if "stop_numbers" in legal else legal[0])
+        assert web.rec.game.is_over or _secrets(record) == []
+    finished = json.loads(_get(url + "record"))
+    assert finished["seed"] == 3 and finished["result"]
+    assert web.record(public=False)["seed"] == 3

@@ -4,7 +4,8 @@ The game runs here; a small server on 127.0.0.1 (``--port``, default 8000; only
 this machine can reach it) serves the page of :mod:`train.view` with the game
 so far and buttons for your legal moves (prices beside the buys). Each move is
 sent back, played, and answered by the agents' moves, which the page then shows
-in words. Step back through the game with the page's buttons or arrow keys at
+in words. What the server sends never holds the deck's seed or order while the
+game runs: they come with the record once the game is over. Step back through the game with the page's buttons or arrow keys at
 any time. Ctrl-C stops the server; with ``--save`` the record is written then
 (and whenever the game ends).
 
@@ -63,11 +64,14 @@ class WebGame:
                 raise ValueError(f"{action!r} is not one of your moves now; legal: {', '.join(legal)}")
             self.rec.act(action)
             self._agents_move()
-            return self.rec.to_dict()
+            return self.rec.to_dict(public=True)
 
-    def record(self) -> dict:
+    def record(self, public: bool = True) -> dict:
+        """The record so far: by default as the page may show it, without the seed or the
+        deck order until the game is over (:meth:`Recorder.to_dict`); the whole of it, to save,
+        with ``public=False``."""
         with self.lock:
-            return self.rec.to_dict()
+            return self.rec.to_dict(public=public)
 
 
 def make_server(port: int) -> ThreadingHTTPServer:
@@ -137,6 +141,6 @@ def serve(server: ThreadingHTTPServer, web: WebGame, out=None) -> int:
     finally:
         server.server_close()
         if web.save:
-            save_record(web.record(), web.save)
+            save_record(web.record(public=False), web.save)
             print(f"saved {web.save}", file=out)
     return 0
