@@ -28,7 +28,9 @@ Kinds: ``turn``, ``draw``, ``bust`` (``reason``: ``"net"`` or ``"currency"``),
 ``reason`` and any ``lost`` above the limit of 10), ``to_market``,
 ``auction``, ``bid``, ``pass``, ``auction_won``, ``discarded``, ``buy``,
 ``no_buy``, ``payment`` (what was spent: ``coins``, ``bust_tokens``,
-``cards``), ``final_buy`` and ``game_over``.
+``cards``, with the ``price`` and the ``card`` paid for; with manual payment one
+event saying what is ``due``, then one per coin, bust token or card),
+``final_buy`` and ``game_over``.
 
 The events are read off the public state before and after each single action:
 the recorder replays the game's history on a second copy of the game that takes
@@ -306,11 +308,13 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
         what = part.get(name, f"the card {name[4:]} (worth 1)")
         left = after.pay_remaining if after.phase == "pay" else 0
         rest = f"{left} left to pay" if left else "paid in full"
-        say("payment", seat, f"{_does(who, 'pays')} with {what}; {rest}", manual=True, left=left)
+        spent = {"coins": int(name == "pay_coin"), "bust_tokens": int(name == "pay_bust"),
+                 "cards": [name[4:]] if name not in part else []}
+        say("payment", seat, f"{_does(who, 'pays')} with {what}; {rest}", manual=True, left=left, **spent)
 
     if before.bust_kind == "numbers" and after.bust_kind is None:  # the busting variant's buy phase is over
         paid_others = True
-    _payments(before, after, seat, phase, out, labels)
+    _payments(before, after, name, seat, out, labels)
     _bust_tokens(before, after, out, labels)
     _coin_gains(before, after, name, seat, active, shown, paid_others, out, labels)
     to_market = _gained(before.market, after.market)
@@ -321,30 +325,50 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
     return out
 
 
-def _payments(before: Game, after: Game, seat: int, phase: str, out: list, labels: list[str]) -> None:
+def _charged(before: Game, name: str, seat: int) -> tuple[int, int, int] | None:
+    """``(payer, card, price)`` when ``seat`` taking the action ``name`` in ``before``
+    charged a price: a buy, or the last word of an auction that somebody won."""
+    if before.phase in ("buy", "bust", "final_buy") and name.startswith("buy_"):
+        card = C.parse(name[4:])
+        return seat, card, C.number(card)
+    if before.phase == "auction" and before.bids_left == 1:
+        if name != "pass":
+            return seat, before.auction_card, int(name[4:])
+        if before.high_bidder is not None:
+            return before.high_bidder, before.auction_card, before.high_bid
+    return None
+
+
+def _payments(before: Game, after: Game, name: str, seat: int, out: list, labels: list[str]) -> None:
     """What a payer spent, when a price or a winning bid was paid automatically in this action
-    (a manual payment is described one ``pay_*`` action at a time)."""
-    if phase == "pay":
-        payers = []
-    else:
-        payers = [s for s in range(before.num_players)
-                  if after.coins[s] < before.coins[s] or after.bust_tokens[s] < before.bust_tokens[s]
-                  or any(a < b for a, b in zip(after.hands[s], before.hands[s]))]
-    for s in payers:
-        coins = max(0, before.coins[s] - after.coins[s])
-        tokens = max(0, before.bust_tokens[s] - after.bust_tokens[s])
-        cards = _gained(after.hands[s], before.hands[s])
-        parts = [_coins(coins)] if coins else []
-        if tokens:
-            parts.append(f"{tokens} bust token{'s' if tokens > 1 else ''} ({BUST_TOKEN_VALUE} each, no change given)")
-        if cards:
-            parts.append(f"{_cards(cards)} (1 each)")
-        out.append({"kind": "payment", "seat": s, "coins": coins, "bust_tokens": tokens, "cards": cards,
-                    "text": f"{_does(labels[s], 'pays')} with {' and '.join(parts)}"})
-    if after.phase == "pay" and before.phase != "pay":
-        out.append({"kind": "payment", "seat": after.decider, "due": after.pay_remaining, "manual": True,
-                    "text": f"{_does(labels[after.decider], 'must')} pay {after.pay_remaining}, one coin, "
+    (a manual payment is described one ``pay_*`` action at a time).
+
+    The payer's hand lost the cards spent and gained the card paid for, in this one
+    action, so the cards spent are the hand before, less the hand after, plus that card:
+    a copy of the very card being bought counts too."""
+    charge = _charged(before, name, seat)
+    if charge is None:
+        return
+    payer, card, price = charge
+    if after.phase == "pay":
+        out.append({"kind": "payment", "seat": payer, "due": after.pay_remaining, "price": price,
+                    "card": C.NAMES[card], "manual": True,
+                    "text": f"{_does(labels[payer], 'must')} pay {after.pay_remaining}, one coin, "
                             f"bust token or card at a time"})
+        return
+    coins = before.coins[payer] - after.coins[payer]
+    tokens = before.bust_tokens[payer] - after.bust_tokens[payer]
+    hand_before, hand_after = before.hands[payer], after.hands[payer]
+    cards = [C.NAMES[c] for c in range(len(hand_before))
+             for _ in range(hand_before[c] - hand_after[c] + (c == card))]
+    parts = [_coins(coins)] if coins else []
+    if tokens:
+        parts.append(f"{tokens} bust token{'s' if tokens > 1 else ''} ({BUST_TOKEN_VALUE} each, no change given)")
+    if cards:
+        parts.append(f"{_cards(cards)} (1 each)")
+    out.append({"kind": "payment", "seat": payer, "price": price, "card": C.NAMES[card], "coins": coins,
+                "bust_tokens": tokens, "cards": cards,
+                "text": f"{_does(labels[payer], 'pays')} with {' and '.join(parts) or 'nothing'}"})
 
 
 def _bust_tokens(before: Game, after: Game, out: list, labels: list[str]) -> None:

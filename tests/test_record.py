@@ -10,6 +10,7 @@ import pytest
 from agents import HeuristicAgent, JenAgent, PolicyAgent, RandomAgent
 from agents.tournament import seeded_games
 from ten_env import Game, Rules
+from ten_env import cards as C
 from ten_env.record import Recorder, check_record, load_record
 from train.cli import main
 from train.record import play_recorded, record_seeded_games
@@ -222,3 +223,56 @@ def test_the_public_record_hides_the_deck_until_the_game_is_over():
     while not rec.game.is_over:
         rec.act(rec.game.legal_actions()[0])
     assert rec.to_dict(public=True)["deck"] == ["B1", "G2", "$3", "O4"]
+
+
+def _value(payment: dict) -> int:
+    return payment["coins"] + 3 * payment["bust_tokens"] + len(payment["cards"])
+
+
+def test_a_payment_with_a_copy_of_the_card_being_bought_is_told():
+    """Ann holds B3, G3, O3 and a W3 (which scores as P3), then wins a second W3 for 2: she
+    pays with her idle W3 and a coin. The W3 spent and the W3 won are in the same hand."""
+    rec = Recorder(Rules(num_players=2), ["ann", "bob"], deck=["B3", "G3", "O3", "W3", "W3", "$1", "B1"])
+    for action in ["draw", "draw", "draw", "pass", "bid_1", "stop_numbers", "bid_2", "pass"]:
+        rec.act(action)
+    won = next(s for s in rec.steps if any(e["kind"] == "auction_won" and e["price"] == 2 for e in s["events"]))
+    payment = [e for e in won["events"] if e["kind"] == "payment"]
+    assert payment == [{"kind": "payment", "seat": 0, "price": 2, "card": "W3", "coins": 1, "bust_tokens": 0,
+                        "cards": ["W3"], "text": "ann pays with 1 coin and W3 (1 each)"}]
+    assert rec.game.hands[0][C.parse("W3")] == 1 and rec.game.coins[0] == 3
+
+
+@pytest.mark.parametrize("payment", ["auto", "manual"])
+def test_every_payment_adds_up_to_the_price(payment):
+    """Over many random games: what each payment event says was spent is worth the price
+    (a bust token may overpay by up to 2, no change given)."""
+    checked = 0
+    for game_seed in range(120):
+        rng = random.Random(game_seed)
+        rules = Rules(num_players=rng.choice([2, 3, 4, 5]), bust_buy=rng.random() < 0.5, payment=payment)
+        if game_seed % 4 == 0:
+            rules = Rules(jen_level=rng.choice([4, 7, 10]), bust_buy=rules.bust_buy, payment=payment)
+        rec = Recorder(rules, ["p"] * rules.num_agents, seed=game_seed)
+        while not rec.game.is_over:
+            rec.act(rng.choice(rec.game.legal_actions()))
+        due = None
+        for step in rec.steps:
+            for event in step["events"]:
+                if event["kind"] != "payment":
+                    continue
+                if "due" in event:  # a manual payment starts: the pay_* events that follow add up
+                    due, price, paid, tokens = event["due"], event["price"], 0, 0
+                    assert due == price
+                    continue
+                if event.get("manual"):
+                    paid, tokens = paid + _value(event), tokens + event["bust_tokens"]
+                    if event["left"] == 0:
+                        assert paid >= price and (paid == price or (tokens and paid - price < 3)), event
+                        due = None
+                        checked += 1
+                    continue
+                value = _value(event)
+                assert value == event["price"] or (event["bust_tokens"] and 0 < value - event["price"] < 3), event
+                checked += 1
+        assert due is None
+    assert checked > 100
