@@ -276,3 +276,18 @@ def test_every_payment_adds_up_to_the_price(payment):
                 checked += 1
         assert due is None
     assert checked > 100
+
+
+def test_the_empty_deck_is_announced_once_with_manual_payment():
+    """A final buy paid coin by coin ends in the pay phase: the next final buy phase is not
+    the first one."""
+    rng = random.Random(0)
+    rec = Recorder(Rules(num_players=3, payment="manual"), ["ann", "bob", "cy"], seed=0)
+    while not rec.game.is_over:
+        legal = rec.game.legal_action_names()
+        buys = [a for a in legal if a.startswith("buy_")]
+        rec.act(rng.choice(buys) if buys and rec.game.phase == "final_buy" else rng.choice(legal))
+    final = [e["text"] for s in rec.steps for e in s["events"] if e["kind"] == "final_buy"]
+    assert sum(s["action"].startswith("pay_") and s["state"]["phase"] == "final_buy" for s in rec.steps) >= 1
+    assert len(final) == 3 and sum(t.startswith("the deck is empty") for t in final) == 1, final
+    assert final[0].startswith("the deck is empty: every player has one last buy phase.")
