@@ -496,6 +496,10 @@ def check_record(record, where: str = "the record") -> None:
         if not isinstance(record.get(key), kind):
             raise ValueError(f"{where!r}: the record's {key!r} is missing or not a {kind.__name__}")
     seats = len(record["players"])
+    for i, player in enumerate(record["players"]):
+        if not (isinstance(player, dict) and isinstance(player.get("name"), str)):
+            raise ValueError(f"{where!r}: the record's player {i} needs a \"name\" (a string), "
+                             f"e.g. {{\"seat\": {i}, \"name\": \"heuristic\"}}; got {json.dumps(player)[:60]}")
     for i, step in enumerate(record["steps"]):
         if not (isinstance(step, dict) and isinstance(step.get("events"), list)
                 and isinstance(step.get("state"), dict) and isinstance(step.get("action"), str)):

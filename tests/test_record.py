@@ -176,15 +176,28 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
     (["view", "{tmp}/missing.json"], "ten: error: cannot read"),
     (["view", "{tmp}/broken.json"], "ten: error: '{tmp}/broken.json' is not a game record: invalid JSON"),
     (["view", "{tmp}/other.json"], "ten: error: '{tmp}/other.json' is not a game record: it needs"),
+    (["view", "{tmp}/numbers.json"], "ten: error: '{tmp}/numbers.json': the record's player 0 needs a \"name\""),
+    (["view", "{tmp}/seats.json"], "ten: error: '{tmp}/seats.json': the record's player 0 needs a \"name\""),
+    (["view", "{tmp}/game.json", "-o", "{tmp}/game.json"],
+     "ten: error: the page would overwrite the record '{tmp}/game.json': give the page another name"),
+    (["view", "{tmp}/game.html"],
+     "ten: error: the page would overwrite the record '{tmp}/game.html': give the page another name"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, message):
     (tmp_path / "broken.json").write_text("{not json")
     (tmp_path / "other.json").write_text(json.dumps({"format": "something else"}))
-    before = set(tmp_path.iterdir())
+    rec = Recorder(Rules(num_players=2), ["ann", "bob"], seed=1)
+    for name, players in [("game.json", None), ("game.html", None), ("numbers.json", [1, 2]),
+                          ("seats.json", [{"seat": 0}, {"seat": 1}])]:
+        record = rec.to_dict()
+        if players is not None:
+            record["players"] = players
+        (tmp_path / name).write_text(json.dumps(record))
+    before = {path: path.read_bytes() for path in tmp_path.iterdir()}
     assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message.replace("{tmp}", str(tmp_path))) and err.count("\n") == 1, err
-    assert set(tmp_path.iterdir()) == before
+    assert {path: path.read_bytes() for path in tmp_path.iterdir()} == before
 
 
 def test_ten_eval_saves_its_first_games(tmp_path, capsys):
