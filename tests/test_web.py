@@ -7,6 +7,7 @@ them these tests fail, saying what to install: they are never skipped.
 
 from __future__ import annotations
 
+import http.client
 import json
 import shutil
 import socket
@@ -173,7 +174,8 @@ def test_a_move_in_the_browser_reaches_the_engine(browser, web_game):
 def test_the_server_refuses_what_is_not_a_move(web_game):
     web, url = web_game
     made = len(web.rec.game.history)
-    request = urllib.request.Request(url + "act", data=json.dumps({"action": "bid_99"}).encode(), method="POST")
+    request = urllib.request.Request(url + "act", data=json.dumps({"action": "bid_99"}).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 400
@@ -231,3 +233,67 @@ def test_the_live_game_never_shows_the_deck_order(web_game):
     finished = json.loads(_get(url + "record"))
     assert finished["seed"] == 3 and finished["result"]
     assert web.record(public=False)["seed"] == 3
+
+
+def _raw(url: str, method: str, path: str, body: bytes = b"", headers: dict | None = None) -> tuple[int, dict]:
+    """Send exactly these headers (no Host or Content-Length added); the status and the JSON answer."""
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+    for key, value in (headers or {}).items():
+        connection.putheader(key, value)
+    connection.endheaders(body or None)
+    reply = connection.getresponse()
+    answer = reply.status, json.loads(reply.read())
+    connection.close()
+    return answer
+
+
+@pytest.mark.parametrize("body, headers, status, error", [
+    (b"{not json", {}, 400, 'send a move as JSON: {"action": NAME}'),
+    (b'["draw"]', {}, 400, 'send a move as JSON: {"action": NAME}'),
+    (b'"draw"', {}, 400, 'send a move as JSON: {"action": NAME}'),
+    (b'{"move": "draw"}', {}, 400, 'send a move as JSON: {"action": NAME}'),
+    (b"\xff\xfe", {}, 400, 'send a move as JSON: {"action": NAME}'),
+    (b"[" * 3000, {}, 400, 'send a move as JSON: {"action": NAME}'),
+    (b'{"action": "draw"}', {"Content-Length": "-5"}, 400, "a move needs a Content-Length of 0 to 4096 bytes, got '-5'"),
+    (b'{"action": "draw"}', {"Content-Length": "lots"}, 400, "a move needs a Content-Length of 0 to 4096"),
+    (b'{"action": "draw"}', {"Content-Length": None}, 400, "a move needs a Content-Length of 0 to 4096 bytes, got None"),
+    (b'{"action": "' + b"x" * 5000 + b'"}', {}, 400, "a move needs a Content-Length of 0 to 4096 bytes, got '5014'"),
+    (b'{"action": "draw"}', {"Content-Type": "text/plain"}, 415,
+     "send a move with Content-Type: application/json, got 'text/plain'"),
+    (b'{"action": "draw"}', {"Content-Type": None}, 415, "send a move with Content-Type: application/json, got None"),
+    (b'{"action": "draw"}', {"Host": "evil.example:{port}"}, 403, "this game answers only at http://127.0.0.1:"),
+    (b'{"action": "draw"}', {"Host": None}, 403, "this game answers only at http://127.0.0.1:"),
+    (b'{"action": "draw"}', {"Host": "127.0.0.1:1"}, 403, "the request named the host '127.0.0.1:1'"),
+], ids=["bad-json", "list", "string", "no-action", "not-utf8", "too-deep", "negative-length", "length-not-a-number",
+        "no-length", "too-long", "text-plain", "no-content-type", "other-host", "no-host", "other-port"])
+def test_the_server_refuses_malformed_requests(web_game, body, headers, status, error):
+    """Each is refused with one JSON error at once (no hang, no traceback), and no move is made."""
+    web, url = web_game
+    port = url.rstrip("/").rsplit(":", 1)[1]
+    sent = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json", "Content-Length": str(len(body))}
+    for key, value in headers.items():
+        if value is None:
+            del sent[key]
+        else:
+            sent[key] = value.replace("{port}", port)
+    made = len(web.rec.game.history)
+    code, answer = _raw(url, "POST", "/act", body, sent)
+    assert code == status and error in answer["error"], answer
+    assert len(web.rec.game.history) == made
+
+
+def test_the_server_answers_only_its_own_host_names(web_game):
+    web, url = web_game
+    port = url.rstrip("/").rsplit(":", 1)[1]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}"):
+        assert _raw(url, "GET", "/record", headers={"Host": host})[0] == 200
+    code, answer = _raw(url, "GET", "/record", headers={"Host": f"rebound.example:{port}"})
+    assert code == 403 and "seed" not in answer and "steps" not in answer
+    made, legal = len(web.rec.game.history), web.rec.game.legal_action_names()
+    move = json.dumps({"action": legal[0]}).encode()
+    code, answer = _raw(url, "POST", "/act", move, {"Host": f"localhost:{port}", "Content-Length": str(len(move)),
+                                                     "Content-Type": "application/json; charset=utf-8"})
+    assert code == 200 and answer["record"]["steps"][made]["action"] == legal[0]
+    assert web.rec.game.history[made][0] == 0

@@ -12,7 +12,10 @@ any time. Ctrl-C stops the server; with ``--save`` the record is written then
 The server answers ``GET /`` (the page), ``GET /record`` (the record so far, as
 JSON) and ``POST /act`` with ``{"action": NAME}`` (the record after your move and
 the agents' replies, or status 400 with ``{"error": ...}`` saying why the move was
-refused).
+refused). A move must come as ``Content-Type: application/json`` of at most 4 KB
+(415 and 400 otherwise), and every request must name the host ``127.0.0.1:PORT``
+or ``localhost:PORT`` (403 otherwise): another site's page, even one whose name
+points here, can neither read the game nor move in it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from .record import policy_note
 from .view import page
 
 DEFAULT_PORT = 8000
+MAX_BODY = 4096  # bytes: a move is {"action": NAME}
 
 
 class WebGame:
@@ -80,6 +84,8 @@ def make_server(port: int) -> ThreadingHTTPServer:
     game, so that a port in use is refused before any agent plays."""
 
     class Handler(BaseHTTPRequestHandler):
+        timeout = 10  # seconds: a request that stops halfway (a body shorter than it said) is dropped
+
         def log_message(self, *args):  # the terminal shows the game's address, not every request
             pass
 
@@ -94,8 +100,22 @@ def make_server(port: int) -> ThreadingHTTPServer:
         def _json(self, status: int, data: dict) -> None:
             self._send(status, json.dumps(data).encode(), "application/json")
 
+        def _host_ok(self) -> bool:
+            """Whether the request names this server as the browser reached it: 127.0.0.1 or
+            localhost and this port. Refused otherwise (403), so that a page of another site
+            whose name is made to point here (DNS rebinding) can neither read the game nor move."""
+            port = self.server.server_address[1]
+            if self.headers.get("Host", "").strip().lower() in (f"127.0.0.1:{port}", f"localhost:{port}"):
+                return True
+            self._json(403, {"error": f"this game answers only at http://127.0.0.1:{port}/ "
+                                      f"(or localhost:{port}); the request named the host "
+                                      f"{self.headers.get('Host')!r}"})
+            return False
+
         def do_GET(self):
             web = self.server.web
+            if not self._host_ok():
+                return
             if self.path in ("/", "/index.html"):
                 self._send(200, page(web.record(), live={"you": web.you}).encode(), "text/html; charset=utf-8")
             elif self.path == "/record":
@@ -103,21 +123,41 @@ def make_server(port: int) -> ThreadingHTTPServer:
             else:
                 self._json(404, {"error": f"nothing at {self.path}: the game is at /"})
 
-        def do_POST(self):
-            web = self.server.web
-            if self.path != "/act":
-                self._json(404, {"error": f"nothing to post at {self.path}: moves go to /act"})
-                return
+        def _move(self):
+            """The move posted: its ``action``, or ``None`` after answering why the request is refused."""
+            if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
+                self._json(415, {"error": f"send a move with Content-Type: application/json, got "
+                                          f"{self.headers.get('Content-Type')!r}"})
+                return None
             try:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
+                length = int(self.headers.get("Content-Length", ""))
             except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_BODY:
+                self._json(400, {"error": f"a move needs a Content-Length of 0 to {MAX_BODY} bytes, got "
+                                          f"{self.headers.get('Content-Length')!r}"})
+                return None
+            try:
+                body = json.loads(self.rfile.read(length))
+            except (ValueError, RecursionError, OSError):  # not JSON (nor UTF-8), too deep, or never sent
                 body = None
             if not isinstance(body, dict) or "action" not in body:
                 self._json(400, {"error": 'send a move as JSON: {"action": NAME}'})
+                return None
+            return body["action"]
+
+        def do_POST(self):
+            web = self.server.web
+            if not self._host_ok():
+                return
+            if self.path != "/act":
+                self._json(404, {"error": f"nothing to post at {self.path}: moves go to /act"})
+                return
+            action = self._move()
+            if action is None:
                 return
             try:
-                self._json(200, {"record": web.act(body["action"])})
+                self._json(200, {"record": web.act(action)})
             except ValueError as exc:
                 self._json(400, {"error": str(exc)})
 
