@@ -24,7 +24,8 @@ Each event is a dict with a ``kind``, the seat it concerns and a ``text`` that
 says it in words, e.g. ``{"kind": "draw", "seat": 0, "card": "B7", "net_total":
 9, "currency_total": 2, "text": "you draw B7: net total 9, currency total 2"}``.
 Kinds: ``turn``, ``draw``, ``bust`` (``reason``: ``"net"`` or ``"currency"``),
-``bust_token``, ``take_numbers``, ``take_currency``, ``gain`` (coins, with
+``bust_token`` (``bust_tokens``: how many the seat holds now), ``bust_buy_offer``
+(the busting variant: a buy instead of the token), ``take_numbers``, ``take_currency``, ``gain`` (coins, with
 ``reason`` and any ``lost`` above the limit of 10), ``to_market``,
 ``auction``, ``bid``, ``pass``, ``auction_won``, ``discarded``, ``buy``,
 ``no_buy``, ``payment`` (what was spent: ``coins``, ``bust_tokens``,
@@ -271,8 +272,8 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
                     say("take_numbers", seat,
                         f"{_does(who, 'keeps')} {_cards(kept)} (JEN keeps her numbers when she busts)", cards=kept)
                 if after.phase == "bust":
-                    say("bust_token", seat,
-                        f"{_does(who, 'may')} buy a card from the market instead of taking a bust token", pending=True)
+                    say("bust_buy_offer", seat,
+                        f"{_does(who, 'may')} buy a card from the market instead of taking a bust token")
     elif name == "stop_numbers":
         kept = _gained(before.hands[seat], after.hands[seat])
         say("take_numbers", seat, f"{_does(who, 'stops and takes')} the numbers: {_cards(kept)}", cards=kept)

@@ -47,6 +47,12 @@ def test_a_record_follows_every_action_of_the_game(rules):
     # every card drawn is told, with the deck one card shorter
     draws = [s for s in record["steps"] if s["action"] == "draw"]
     assert all(s["events"][0]["kind"] == "draw" for s in draws)
+    # a bust token event always says how many the seat holds; the variant's offer is an event of its own
+    kinds = [e for s in record["steps"] for e in s["events"]]
+    assert all(isinstance(e["bust_tokens"], int) for e in kinds if e["kind"] == "bust_token")
+    offers = [e for e in kinds if e["kind"] == "bust_buy_offer"]
+    assert len(offers) == sum(s["state"]["phase"] == "bust" and s["action"] == "draw" for s in record["steps"])
+    assert bool(offers) == rules.bust_buy
     check_record(json.loads(json.dumps(record)))
     if rules.solitaire:
         assert record["players"][1]["name"] == "JEN"
