@@ -118,7 +118,19 @@ class Recorder:
                 step["policy"] = notes[index]
             self.steps.append(step)
             new.append(step)
+        self._check_replay()
         return new
+
+    def _check_replay(self) -> None:
+        """``RuntimeError`` unless the replay, action by action, reached the game's very state:
+        what the events were read off is what was played (the history, with its forced
+        flags, and the legal-action cache aside)."""
+        real, replay = vars(self.game), vars(self._replay)
+        differ = sorted(k for k in real.keys() | replay.keys()
+                        if k not in ("history", "_legal") and real.get(k, replay) != replay.get(k, real))
+        if differ:
+            raise RuntimeError(f"the record's replay of the game differs from the game after action "
+                               f"{len(self.steps)} in {', '.join(differ)}: a bug in ten_env.record")
 
     def to_dict(self, public: bool = False) -> dict:
         """The record as JSON-ready data.

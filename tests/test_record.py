@@ -310,3 +310,24 @@ def test_the_empty_deck_is_announced_once_with_manual_payment():
     assert sum(s["action"].startswith("pay_") and s["state"]["phase"] == "final_buy" for s in rec.steps) >= 1
     assert len(final) == 3 and sum(t.startswith("the deck is empty") for t in final) == 1, final
     assert final[0].startswith("the deck is empty: every player has one last buy phase.")
+
+
+@pytest.mark.parametrize("rules", [Rules(num_players=2), Rules(num_players=3, bust_buy=True),
+                                   Rules(num_players=4, payment="manual"), Rules(jen_level=4),
+                                   Rules(jen_level=9, bust_buy=True, payment="manual"),
+                                   Rules(num_players=5, bust_buy=True, payment="manual")],
+                         ids=["2p", "3p-bust-buy", "4p-manual", "jen4", "jen9-both", "5p-both"])
+def test_the_replay_is_checked_against_the_game(rules):
+    """The recorder reads its events off a replay of the game; after every action the replay is
+    compared with the real game, and a difference is an error, not a wrong record."""
+    for seed in range(5):
+        rec = Recorder(rules, ["p"] * rules.num_agents, seed=seed)
+        rng = random.Random(seed)
+        while not rec.game.is_over:
+            rec.act(rng.choice(rec.game.legal_actions()))
+        assert rec._replay.phase == "over"
+    rec = Recorder(rules, ["p"] * rules.num_agents, seed=0)
+    rec._replay.coins[0] += 1  # the replay goes astray
+    with pytest.raises(RuntimeError, match="the record's replay of the game differs from the game after action "
+                                           r"\d+ in coins: a bug in ten_env.record"):
+        rec.act(rec.game.legal_actions()[0])
