@@ -82,17 +82,27 @@ def play_game(game: Game, players: list, clock: list | None = None) -> None:
         game.act(action)
 
 
-def seeded_games(agents: list, rules: Rules, n: int, seed: int, clock: list | None = None):
+def seeded_games(agents: list, rules: Rules, n: int, seed: int, clock: list | None = None, play=None):
     """Play ``n`` games, yielding each finished one as ``(game, order)``: game ``i`` uses deck
     seed ``seed + i`` and seats rotated by ``i`` (``order[seat]`` is the index of the agent
     in that seat); every agent is reset with a seed of its own before each game. ``clock``,
-    if given, holds ``[decisions, seconds]`` per agent and is added to (see :func:`play_game`)."""
+    if given, holds ``[decisions, seconds]`` per agent and is added to (see :func:`play_game`).
+
+    ``play``, if given, plays each game instead of :func:`play_game`: ``play(deck_seed,
+    order)`` is called after the resets and what it returns is yielded in place of the game
+    (``train.record`` records the evaluation's games this way); ``clock`` is then not kept.
+    """
+    if play is not None and clock is not None:
+        raise ValueError("seeded_games keeps a clock only for the games play_game plays: give clock or play")
     k = len(agents)
     for i in range(n):
         order = [(j + i) % k for j in range(k)]
         for j, agent in enumerate(agents):
             if hasattr(agent, "reset"):
                 agent.reset(seed=seed + i + 1000003 * j)
+        if play is not None:
+            yield play(seed + i, order), order
+            continue
         game = Game(rules, seed=seed + i)
         seats = [[0, 0.0] for _ in order]
         play_game(game, [agents[a] for a in order], seats)

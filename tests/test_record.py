@@ -8,12 +8,13 @@ import random
 import pytest
 
 from agents import HeuristicAgent, JenAgent, PolicyAgent, RandomAgent
-from agents.tournament import seeded_games
+from agents import OracleAgent
+from agents.tournament import play_game, seeded_games
 from ten_env import Game, Rules
 from ten_env import cards as C
 from ten_env.record import Recorder, check_record, load_record
 from train.cli import main
-from train.record import play_recorded, record_seeded_games
+from train.record import agent_move, play_recorded, record_seeded_games
 from train.view import page
 
 
@@ -331,3 +332,33 @@ def test_the_replay_is_checked_against_the_game(rules):
     with pytest.raises(RuntimeError, match="the record's replay of the game differs from the game after action "
                                            r"\d+ in coins: a bug in ten_env.record"):
         rec.act(rec.game.legal_actions()[0])
+
+
+def test_seeded_games_can_play_each_game_through_a_hook():
+    """record_seeded_games plays an evaluation's games through seeded_games' ``play`` hook: the
+    hook gets each deck seed and seat order after the agents' resets."""
+    rules = Rules(num_players=3)
+    agents = [RandomAgent(seed=1), HeuristicAgent(), RandomAgent(seed=2)]
+
+    def play(deck_seed, order):
+        game = Game(rules, seed=deck_seed)
+        play_game(game, [agents[a] for a in order])
+        return game
+
+    hooked = [(game.history, order) for game, order in seeded_games(agents, rules, 4, 9, play=play)]
+    assert hooked == [(game.history, order) for game, order in seeded_games(agents, rules, 4, 9)]
+    with pytest.raises(ValueError, match="give clock or play"):
+        next(seeded_games(agents, rules, 1, 0, clock=[[0, 0.0]] * 3, play=play))
+
+
+def test_agent_move_takes_one_recorded_move():
+    agent = PolicyAgent.pretrained("ppo-jen")
+    rec = Recorder(Rules(jen_level=7), [agent.name], seed=2)
+    steps = agent_move(rec, agent)
+    assert steps[0]["seat"] == 0 and not steps[0]["forced"] and "policy" in steps[0]
+    assert rec.steps[-len(steps):] == steps
+    oracle = Recorder(Rules(num_players=2), ["oracle", "random"], seed=1)  # it sees the game (on purpose)
+    while oracle.game.current_player != 0:
+        oracle.act(oracle.game.legal_actions()[0])
+    steps = agent_move(oracle, OracleAgent(budget=2, seed=0))
+    assert steps[0]["seat"] == 0 and not steps[0]["forced"] and "policy" not in steps[0]

@@ -21,12 +21,11 @@ import sys
 import time
 from typing import TextIO
 
-from agents.tournament import player_view
 from ten_env import Rules
 from ten_env.record import Recorder, save_record
 from ten_env.render import render_table
 
-from .record import policy_note
+from .record import agent_move
 
 HELP = """Answer with the number shown before an action, or its name.
   draw / stop_numbers / stop_currency   draw another card, or stop and take a reward
@@ -81,10 +80,7 @@ def _play(rec: Recorder, players: dict, seat: int, stdin: TextIO, out: TextIO) -
     while not game.is_over:
         current = game.current_player
         if current != seat:
-            agent = players[current]
-            observation, info = player_view(game, current, agent)
-            note = policy_note(agent, observation, game.action_name)
-            tell(rec.act(agent.act(observation, info), policy=note), out)
+            tell(agent_move(rec, players[current]), out)
             continue
         print(file=out)
         print(render_table(game, me=seat, names=names, last_moves=False), file=out)
@@ -135,10 +131,7 @@ def watch(rec: Recorder, players: dict, delay: float = 0.0, out: TextIO | None =
     print(f"turn {game.turn}: {rec.labels[game.active_player]} draws", file=out)
     tell(rec.steps, out)
     while not game.is_over:
-        agent = players[game.current_player]
-        observation, info = player_view(game, game.current_player, agent)
-        note = policy_note(agent, observation, game.action_name)
-        steps = rec.act(agent.act(observation, info), policy=note)
+        steps = agent_move(rec, players[game.current_player])
         tell(steps, out)
         if not game.is_over and any(e["kind"] in ("turn", "final_buy") for step in steps for e in step["events"]):
             table()

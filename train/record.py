@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.tournament import player_view
+from agents.tournament import player_view, seeded_games
 from ten_env import Rules
 from ten_env.record import Recorder, check_writable, save_record
 from ten_env.rules import PLAYER_COUNTS
@@ -46,29 +46,33 @@ def policy_note(agent, observation: dict, names) -> dict | None:
             "probs": [[names(int(a)), round(float(probs[0][a]), 4)] for a in ranked]}
 
 
+def agent_move(rec: Recorder, agent) -> list[dict]:
+    """``agent``, in the seat to act in ``rec``'s game, takes its move (seeing
+    :func:`~agents.tournament.player_view`), recorded with its network's view of it
+    (:func:`policy_note`); the new steps, forced ones after it included."""
+    game = rec.game
+    observation, info = player_view(game, game.current_player, agent)
+    note = policy_note(agent, observation, game.action_name)
+    return rec.act(agent.act(observation, info), policy=note)
+
+
 def play_recorded(rec: Recorder, players: dict) -> None:
     """Play ``rec``'s game to the end; ``players[seat]`` is the agent in that seat."""
-    game = rec.game
-    while not game.is_over:
-        seat = game.current_player
-        agent = players[seat]
-        observation, info = player_view(game, seat, agent)
-        note = policy_note(agent, observation, game.action_name)
-        rec.act(agent.act(observation, info), policy=note)
+    while not rec.game.is_over:
+        agent_move(rec, players[rec.game.current_player])
 
 
 def record_seeded_games(agents: list, names: list[str], rules: Rules, n: int, seed: int):
     """Yield a finished :class:`Recorder` for each of games 0 to ``n - 1`` of
-    ``seeded_games(agents, rules, ..., seed)``: the same deck seeds, seat rotation and
-    agent resets, so the same games; ``names[i]`` names ``agents[i]``."""
-    k = len(agents)
-    for i in range(n):
-        order = [(j + i) % k for j in range(k)]
-        for j, agent in enumerate(agents):
-            if hasattr(agent, "reset"):
-                agent.reset(seed=seed + i + 1000003 * j)
-        rec = Recorder(rules, [names[a] for a in order], seed=seed + i)
+    ``seeded_games(agents, rules, ..., seed)``, played by it (the same deck seeds, seat
+    rotation and agent resets), so the same games; ``names[i]`` names ``agents[i]``."""
+
+    def play(deck_seed: int, order: list[int]) -> Recorder:
+        rec = Recorder(rules, [names[a] for a in order], seed=deck_seed)
         play_recorded(rec, {seat: agents[a] for seat, a in enumerate(order)})
+        return rec
+
+    for rec, _ in seeded_games(agents, rules, n, seed, play=play):
         yield rec
 
 

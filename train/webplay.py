@@ -25,11 +25,10 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from agents.tournament import player_view
 from ten_env import Rules
 from ten_env.record import Recorder, save_record
 
-from .record import policy_note
+from .record import agent_move
 from .view import page
 
 DEFAULT_PORT = 8000
@@ -49,10 +48,7 @@ class WebGame:
     def _agents_move(self) -> None:
         game = self.rec.game
         while not game.is_over and game.current_player != self.you:
-            seat = game.current_player
-            agent = self.players[seat]
-            observation, info = player_view(game, seat, agent)
-            self.rec.act(agent.act(observation, info), policy=policy_note(agent, observation, game.action_name))
+            agent_move(self.rec, self.players[game.current_player])
         if game.is_over and self.save:
             save_record(self.rec.to_dict(), self.save)
 
