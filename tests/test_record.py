@@ -213,6 +213,9 @@ def test_ten_eval_saves_its_first_games(tmp_path, capsys):
                  "--save-games", "2"]) == 0
     saved = sorted(p.name for p in (out / "games").iterdir())
     assert saved == ["jen5-game0.json", "jen5-game1.json", "jen6-game0.json", "jen6-game1.json"]
+    # the hint names a record that was saved: the first one
+    assert f"saved 4 game records in {out / 'games'} (see one with: ten view {out / 'games' / 'jen5-game0.json'})" \
+        in capsys.readouterr().out
     report = json.loads((out / "report.json").read_text())
     first = load_record(out / "games" / "jen5-game0.json")
     assert first["seed"] == 0 and first["rules"]["jen_level"] == 5
@@ -223,6 +226,13 @@ def test_ten_eval_saves_its_first_games(tmp_path, capsys):
     assert main(["eval", "heuristic", "--opponents", "random", "--games", "1", "--jobs", "1",
                  "--out", str(tmp_path / "table"), "--save-games", "5"]) == 0
     assert sorted(p.name for p in (tmp_path / "table" / "games").iterdir()) == ["game0.json"]
+    # a smaller run over the first with --overwrite: no record of the first run is left, other files stay
+    (out / "games" / "notes.txt").write_text("mine")
+    capsys.readouterr()
+    assert main(["eval", "heuristic", "--levels", "6", "--games", "1", "--jobs", "1", "--out", str(out),
+                 "--save-games", "1", "--overwrite"]) == 0
+    assert sorted(p.name for p in (out / "games").iterdir()) == ["jen6-game0.json", "notes.txt"]
+    assert f"(see one with: ten view {out / 'games' / 'jen6-game0.json'})" in capsys.readouterr().out
 
 
 def test_a_game_without_a_seed_gets_one_and_can_be_replayed():

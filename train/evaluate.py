@@ -57,6 +57,7 @@ input, puts the report together and is the command line.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -314,9 +315,14 @@ def run(args) -> int:
     return 0
 
 
+GAME_FILE = re.compile(r"(jen\d+-)?game\d+\.json")  # the names save_games writes
+
+
 def save_games(plan: dict, folder: Path, n: int) -> None:
     """Write the first ``n`` games of each matchup of ``plan`` as game records in ``folder``
-    (played again here, exactly as the evaluation played them: :mod:`train.record`)."""
+    (played again here, exactly as the evaluation played them: :mod:`train.record`).
+    The game records of an earlier run in ``folder`` are removed first (only files named
+    as this writes them), so that none is left over from a larger run."""
     from ten_env.record import save_record
 
     from .play import agent_label
@@ -324,18 +330,20 @@ def save_games(plan: dict, folder: Path, n: int) -> None:
 
     try:
         folder.mkdir(exist_ok=True)
+        for old in folder.iterdir():
+            if GAME_FILE.fullmatch(old.name) and old.is_file():
+                old.unlink()
     except OSError as exc:
-        raise ValueError(f"cannot make {str(folder)!r}: {exc.strerror or exc}") from None
-    saved = 0
+        raise ValueError(f"cannot write the game records in {str(folder)!r}: {exc.strerror or exc}") from None
+    saved = []
     for specs, rules in plan["matchups"]:
         agents = seat_agents(specs, {}, plan["trust"])
         names = [agent_label(agent) for agent in agents]
         prefix = f"jen{rules['jen_level']}-" if rules["jen_level"] is not None else ""
         for i, rec in enumerate(record_seeded_games(agents, names, Rules(**rules), min(n, plan["games"]),
                                                     plan["seed"])):
-            save_record(rec.to_dict(), folder / f"{prefix}game{i}.json")
-            saved += 1
-    print(f"saved {saved} game records in {folder} (see one with: ten view {folder / f'{prefix}game0.json'})")
+            saved.append(save_record(rec.to_dict(), folder / f"{prefix}game{i}.json"))
+    print(f"saved {len(saved)} game records in {folder}" + (f" (see one with: ten view {saved[0]})" if saved else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
