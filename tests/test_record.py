@@ -372,3 +372,21 @@ def test_agent_move_takes_one_recorded_move():
         oracle.act(oracle.game.legal_actions()[0])
     steps = agent_move(oracle, OracleAgent(budget=2, seed=0))
     assert steps[0]["seat"] == 0 and not steps[0]["forced"] and "policy" not in steps[0]
+
+
+@pytest.mark.parametrize("argv, loads", [(["heuristic", "jen:5", "random"], ["heuristic", "jen:5", "random"]),
+                                         (["random", "--players", "4"], ["random"] * 4),
+                                         (["heuristic", "--level", "5"], ["heuristic"])])
+def test_ten_record_loads_each_agent_once(tmp_path, monkeypatch, argv, loads):
+    import train.runner
+
+    calls = []
+    real = train.runner.load_agent
+
+    def counted(spec, seed=None, trust=False):
+        calls.append((spec, seed))
+        return real(spec, seed=seed, trust=trust)
+
+    monkeypatch.setattr(train.runner, "load_agent", counted)
+    assert main(["record", *argv, "-o", str(tmp_path / "g.json")]) == 0
+    assert calls == [(spec, seat) for seat, spec in enumerate(loads)]  # one instance per seat, seeded by seat

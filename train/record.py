@@ -93,11 +93,11 @@ def add_record_arguments(parser) -> None:
 def run(args) -> int:
     """``ten record``: check everything, play the game, write the record; 0."""
     from .play import agent_label
-    from .runner import load_agent
+    from .runner import seat_agents
 
     specs = [s.strip() for s in args.agents]
-    for spec in specs:  # an unknown name is the first thing to hear about
-        load_agent(spec, trust=args.trust_model)
+    loaded: dict = {}  # one agent per seat, loaded once: an unknown name is the first thing to hear about
+    seat_agents(tuple(specs), loaded, args.trust_model)
     if args.level is not None:
         if len(specs) != 1 or args.players not in (None, 2):
             raise ValueError(f"--level {args.level} is the solitaire game: give one agent to play JEN "
@@ -114,7 +114,7 @@ def run(args) -> int:
                              f"--level (against JEN) or --players N; got {len(specs)}")
         rules = Rules(num_players=len(specs), bust_buy=args.bust_buy)
     out = check_writable(args.out)
-    agents = [load_agent(spec, seed=seat, trust=args.trust_model) for seat, spec in enumerate(specs)]
+    agents = seat_agents(tuple(specs), loaded, args.trust_model)  # the agents loaded above, one more per extra seat
     names = [agent_label(agent) for agent in agents]
     rec = next(record_seeded_games(agents, names, rules, 1, args.seed))
     save_record(rec.to_dict(), out)
