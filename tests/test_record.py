@@ -390,3 +390,14 @@ def test_ten_record_loads_each_agent_once(tmp_path, monkeypatch, argv, loads):
     monkeypatch.setattr(train.runner, "load_agent", counted)
     assert main(["record", *argv, "-o", str(tmp_path / "g.json")]) == 0
     assert calls == [(spec, seat) for seat, spec in enumerate(loads)]  # one instance per seat, seeded by seat
+
+
+@pytest.mark.parametrize("players", ["7", "x"])
+def test_ten_record_s_players_error_speaks_of_seats_not_opponents(tmp_path, capsys, players):
+    with pytest.raises(SystemExit) as info:
+        main(["record", "random", "--players", players, "-o", str(tmp_path / "g.json")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    got = players if players.isdigit() else repr(players)
+    assert f"ten record: error: argument --players: must be a whole number from 2 to 5, got {got}\n" in err
+    assert "opponents" not in err and list(tmp_path.iterdir()) == []

@@ -30,7 +30,7 @@ from ten_env import Rules
 from ten_env.record import Recorder, check_writable, save_record
 from ten_env.rules import PLAYER_COUNTS
 
-from .options import TRUST_HELP, at_least, player_count, span, within
+from .options import TRUST_HELP, at_least, span, within
 
 
 def policy_note(agent, observation: dict, names) -> dict | None:
@@ -82,8 +82,9 @@ def add_record_arguments(parser) -> None:
     parser.add_argument("agents", nargs="+", metavar="AGENT", help="the agents, seat 0 first (as ten eval names them)")
     parser.add_argument("--level", type=within(JEN_LEVELS, "--level"), metavar=f"{{{span(JEN_LEVELS)}}}",
                         help="one agent against JEN at this level (the solitaire game)")
-    parser.add_argument("--players", type=player_count, metavar="N",
-                        help=f"the table size, {span(PLAYER_COUNTS)}; with one agent, it fills every seat")
+    # not ten play's player_count: its wording is about you and your opponents
+    parser.add_argument("--players", type=within(PLAYER_COUNTS, "--players"), metavar="N",
+                        help=f"the table size, {span(PLAYER_COUNTS)} seats; with one agent, it fills every seat")
     parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, help="deck shuffle seed (default 0)")
     parser.add_argument("--bust-buy", action="store_true", help="the busting variant")
     parser.add_argument("-o", "--out", required=True, metavar="GAME.json", help="where to write the record")
