@@ -236,13 +236,22 @@ def test_ten_eval_saves_its_first_games(tmp_path, capsys):
 
 
 def test_a_game_without_a_seed_gets_one_and_can_be_replayed():
-    rec = Recorder(Rules(num_players=2), ["ann", "bob"])
-    rng = random.Random(0)
-    while not rec.game.is_over:
-        rec.act(rng.choice(rec.game.legal_actions()))
-    again = Recorder(Rules(num_players=2), ["ann", "bob"], seed=rec.to_dict()["seed"])
-    assert again.game.deck == Game(Rules(num_players=2), seed=rec.seed).deck
-    assert rec.to_dict()["steps"][0] == again.steps[0]
+    """The drawn seed is recorded: the record's own actions, taken again in a new recorder on
+    that seed, give the whole record again, every event and state."""
+    for rules in (Rules(num_players=3, bust_buy=True), Rules(jen_level=8, payment="manual")):
+        names = ["ann", "bob", "cy"][:rules.num_agents]
+        rec = Recorder(rules, names)
+        rng = random.Random(0)
+        while not rec.game.is_over:
+            rec.act(rng.choice(rec.game.legal_actions()))
+        record = json.loads(json.dumps(rec.to_dict()))
+        assert isinstance(record["seed"], int)
+        again = Recorder(Rules(**record["rules"]), [p["name"] for p in record["players"]], seed=record["seed"],
+                         start=record["start"])
+        for step in record["steps"]:
+            if not step["forced"]:  # the forced ones (and JEN's) follow by themselves
+                again.act(step["action"])
+        assert json.loads(json.dumps(again.to_dict())) == record
 
 
 def test_the_public_record_hides_the_deck_until_the_game_is_over():
