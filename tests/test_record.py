@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from agents import HeuristicAgent, JenAgent, PolicyAgent, RandomAgent
-from agents import OracleAgent
+from agents import HeuristicAgent, JenAgent, OracleAgent, PolicyAgent, RandomAgent
 from agents.tournament import play_game, seeded_games
 from ten_env import Game, Rules
 from ten_env import cards as C
