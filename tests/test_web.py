@@ -254,6 +254,7 @@ def _raw(url: str, method: str, path: str, body: bytes = b"", headers: dict | No
     (b'["draw"]', {}, 400, 'send a move as JSON: {"action": NAME}'),
     (b'"draw"', {}, 400, 'send a move as JSON: {"action": NAME}'),
     (b'{"move": "draw"}', {}, 400, 'send a move as JSON: {"action": NAME}'),
+    (b'{"action": null}', {}, 400, "None is not one of your moves now; legal: "),
     (b"\xff\xfe", {}, 400, 'send a move as JSON: {"action": NAME}'),
     (b"[" * 3000, {}, 400, 'send a move as JSON: {"action": NAME}'),
     (b'{"action": "draw"}', {"Content-Length": "-5"}, 400, "a move needs a Content-Length of 0 to 4096 bytes, got '-5'"),
@@ -266,7 +267,7 @@ def _raw(url: str, method: str, path: str, body: bytes = b"", headers: dict | No
     (b'{"action": "draw"}', {"Host": "evil.example:{port}"}, 403, "this game answers only at http://127.0.0.1:"),
     (b'{"action": "draw"}', {"Host": None}, 403, "this game answers only at http://127.0.0.1:"),
     (b'{"action": "draw"}', {"Host": "127.0.0.1:1"}, 403, "the request named the host '127.0.0.1:1'"),
-], ids=["bad-json", "list", "string", "no-action", "not-utf8", "too-deep", "negative-length", "length-not-a-number",
+], ids=["bad-json", "list", "string", "no-action", "null-action", "not-utf8", "too-deep", "negative-length", "length-not-a-number",
         "no-length", "too-long", "text-plain", "no-content-type", "other-host", "no-host", "other-port"])
 def test_the_server_refuses_malformed_requests(web_game, body, headers, status, error):
     """Each is refused with one JSON error at once (no hang, no traceback), and no move is made."""

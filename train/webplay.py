@@ -5,9 +5,9 @@ this machine can reach it) serves the page of :mod:`train.view` with the game
 so far and buttons for your legal moves (prices beside the buys). Each move is
 sent back, played, and answered by the agents' moves, which the page then shows
 in words. What the server sends never holds the deck's seed or order while the
-game runs: they come with the record once the game is over. Step back through the game with the page's buttons or arrow keys at
-any time. Ctrl-C stops the server; with ``--save`` the record is written then
-(and whenever the game ends).
+game runs: they come with the record once the game is over. Step back through
+the game with the page's buttons or arrow keys at any time. Ctrl-C stops the
+server; with ``--save`` the record is written then (and whenever the game ends).
 
 The server answers ``GET /`` (the page), ``GET /record`` (the record so far, as
 JSON) and ``POST /act`` with ``{"action": NAME}`` (the record after your move and
@@ -33,6 +33,7 @@ from .view import page
 
 DEFAULT_PORT = 8000
 MAX_BODY = 4096  # bytes: a move is {"action": NAME}
+REFUSED = object()  # what a request that is not a move gives instead of one
 
 
 class WebGame:
@@ -120,11 +121,11 @@ def make_server(port: int) -> ThreadingHTTPServer:
                 self._json(404, {"error": f"nothing at {self.path}: the game is at /"})
 
         def _move(self):
-            """The move posted: its ``action``, or ``None`` after answering why the request is refused."""
+            """The move posted: its ``action``, or ``REFUSED`` after answering why the request is refused."""
             if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
                 self._json(415, {"error": f"send a move with Content-Type: application/json, got "
                                           f"{self.headers.get('Content-Type')!r}"})
-                return None
+                return REFUSED
             try:
                 length = int(self.headers.get("Content-Length", ""))
             except ValueError:
@@ -132,14 +133,14 @@ def make_server(port: int) -> ThreadingHTTPServer:
             if not 0 <= length <= MAX_BODY:
                 self._json(400, {"error": f"a move needs a Content-Length of 0 to {MAX_BODY} bytes, got "
                                           f"{self.headers.get('Content-Length')!r}"})
-                return None
+                return REFUSED
             try:
                 body = json.loads(self.rfile.read(length))
             except (ValueError, RecursionError, OSError):  # not JSON (nor UTF-8), too deep, or never sent
                 body = None
             if not isinstance(body, dict) or "action" not in body:
                 self._json(400, {"error": 'send a move as JSON: {"action": NAME}'})
-                return None
+                return REFUSED
             return body["action"]
 
         def do_POST(self):
@@ -150,7 +151,7 @@ def make_server(port: int) -> ThreadingHTTPServer:
                 self._json(404, {"error": f"nothing to post at {self.path}: moves go to /act"})
                 return
             action = self._move()
-            if action is None:
+            if action is REFUSED:
                 return
             try:
                 self._json(200, {"record": web.act(action)})
