@@ -25,8 +25,9 @@ says it in words, e.g. ``{"kind": "draw", "seat": 0, "card": "B7", "net_total":
 9, "currency_total": 2, "text": "you draw B7: net total 9, currency total 2"}``.
 Kinds: ``turn``, ``draw``, ``bust`` (``reason``: ``"net"`` or ``"currency"``),
 ``bust_token`` (``bust_tokens``: how many the seat holds now), ``bust_buy_offer``
-(the busting variant: a buy instead of the token), ``take_numbers``, ``take_currency``, ``gain`` (coins, with
-``reason`` and any ``lost`` above the limit of 10), ``to_market``,
+(the busting variant: a buy instead of the token), ``take_numbers``,
+``take_currency``, ``gain`` (coins, with ``reason`` and any ``lost`` above the
+limit of 10), ``to_market``,
 ``auction``, ``bid``, ``pass``, ``auction_won``, ``discarded``, ``buy``,
 ``no_buy``, ``payment`` (what was spent: ``coins``, ``bust_tokens``,
 ``cards``, with the ``price`` and the ``card`` paid for; with manual payment one
