@@ -94,7 +94,10 @@ def test_table_json_and_png_agree(three_way, tmp_path):
     (["random", "no-such-agent"], 2, "unknown agent 'no-such-agent'; use random, heuristic"),
     (["random"], 2, "at least two agents"),
     (["random", "random"], 2, "named more than once"),
-    (["random", "heuristic"], 3, "tables of 3 players need at least 3 agents, got 2"),
+    (["random", "heuristic"], 3, "tables of 3 players need at least 3 agents, got 2: give more agents or "
+                                 "--players 2$"),
+    (["random", "heuristic", "jen:4"], 4, "got 3: give more agents or --players 2 or 3$"),
+    (["random", "heuristic", "jen:4", "jen:5"], 5, "got 4: give more agents or --players 2 to 4$"),
     (["random", "heuristic"], 6, "from 2 to 5"),
     (["random", "heuristic"], 1, "from 2 to 5"),
 ])

@@ -219,8 +219,15 @@ def _check_agents(agents, num_players) -> list[str]:
                          f"got {num_players!r}")
     if num_players > len(specs):
         raise ValueError(f"tables of {num_players} players need at least {num_players} agents, got "
-                         f"{len(specs)}: give more agents or players from {PLAYER_COUNTS[0]} to {len(specs)}")
+                         f"{len(specs)}: give more agents or --players {_up_to(len(specs))}")
     return specs
+
+
+def _up_to(count: int) -> str:
+    """The table sizes ``count`` agents can fill, as words: ``2``, ``2 or 3``, ``2 to 4``."""
+    sizes = [n for n in PLAYER_COUNTS if n <= count]
+    return str(sizes[0]) if len(sizes) == 1 else " or ".join(map(str, sizes)) if len(sizes) == 2 else \
+        f"{sizes[0]} to {sizes[-1]}"
 
 
 def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jobs: int | None = None,
