@@ -140,7 +140,7 @@ def plot(reports: list[dict], path) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(8.0, 5.0))
+    figure = Figure(figsize=(10.0, 5.0))
     FigureCanvasAgg(figure)
     ax = figure.add_subplot()
     count = len(reports)
@@ -160,7 +160,7 @@ def plot(reports: list[dict], path) -> None:
     ax.set_ylabel("win rate (95% Wilson interval)")
     ax.set_title("Win rate against JEN, the solitaire opponent", fontsize=11)
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper right", fontsize=7)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)  # outside: no curve hidden
     figure.tight_layout()
     figure.savefig(path, dpi=120)
 
