@@ -168,3 +168,90 @@ def test_masked_module_gives_forbidden_actions_probability_zero():
     assert batch[Columns.OBS].keys() == {"observations", "action_mask"}  # the batch is not changed
     values = module.compute_values(dict(batch))
     assert values.shape == (64,) and torch.isfinite(values).all()
+
+
+# ----------------------------------------------------------------------------- the training table
+
+
+def episode_chunks(env, seed, cut_every=None):
+    """A game of random legal moves fed into RLlib's own ``MultiAgentEpisode`` as its env runner
+    does, cut every ``cut_every`` steps as a sample call ends mid-game; the chunks in order."""
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    rng = np.random.default_rng(seed)
+    episode = MultiAgentEpisode(observation_space=env.observation_spaces, action_space=env.action_spaces,
+                                agent_to_module_mapping_fn=lambda agent, episode: "learner")
+    obs, infos = env.reset(seed=seed)
+    episode.add_env_reset(observations=obs, infos=infos)
+    chunks, n = [], 0
+    while not episode.is_done:
+        (agent, o), = obs.items()
+        action = {agent: int(rng.choice(np.flatnonzero(o["action_mask"])))}
+        obs, rewards, terminateds, truncateds, infos = env.step(action)
+        episode.add_env_step(obs, action, rewards, infos, terminateds=terminateds, truncateds=truncateds,
+                             extra_model_outputs={agent: {}})
+        n += 1
+        if cut_every and n % cut_every == 0 and not episode.is_done:
+            chunks.append(episode)
+            episode = episode.cut(len_lookback_buffer=1)
+    return chunks + [episode]
+
+
+class Logged:
+    """A stand-in for RLlib's MetricsLogger: what the callbacks log."""
+
+    def __init__(self):
+        self.values = {}
+
+    def log_value(self, key, value, reduce=None):
+        self.values.setdefault(key, []).append(value)
+
+
+TABLES = [{"num_players": n} for n in range(2, 6)] + [
+    {"num_players": 3, "bust_buy": True, "reward": "margin"},
+    {"jen_level": 7},
+    {"num_players": 4, "pool": ["heuristic", "jen:6"], "share": 0.5, "reward": "margin"},
+    {"num_players": 3, "scripted": ["heuristic", "random"]},
+]
+
+
+@pytest.mark.parametrize("config", TABLES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_rllib_episodes_credit_each_seat_its_reward_once_and_count_whole_games(config):
+    from train.rllib_env import TableEnv, TenCallbacks
+
+    env = TableEnv(config)
+    for seed in range(6):
+        for cut in (None, 3, 7):
+            chunks = episode_chunks(env, seed, cut)
+            returns = {}
+            for chunk in chunks:
+                for agent, single in chunk.agent_episodes.items():
+                    returns[agent] = returns.get(agent, 0.0) + float(sum(single.get_rewards()))
+            seats = [s for s in range(env.rules.num_agents) if env.scripted_seat(s) is None]
+            assert returns == {env.possible_agents[s]: final_rewards(env.game, s, env.reward) for s in seats}
+            # The callback sees only the last chunk, and still counts the learner's whole game.
+            logged = Logged()
+            TenCallbacks().on_episode_end(episode=chunks[-1], metrics_logger=logged)
+            game, = logged.values[("ten", "games")]
+            decisions = sum(len(chunk.agent_episodes["player_0"]) for chunk in chunks
+                            if "player_0" in chunk.agent_episodes)
+            assert game[3] == decisions > 0
+            if cut == 3 and decisions > 3:
+                assert len(chunks[-1].agent_episodes["player_0"]) < decisions
+
+
+def test_a_game_reports_the_level_it_was_dealt_at():
+    from train.rllib_env import TableEnv
+
+    env = TableEnv({"jen_level": 4})
+    obs, _ = env.reset(seed=0)
+    env.set_jen_level(5)  # the curriculum climbs while this game runs
+    rng = np.random.default_rng(0)
+    while True:
+        (agent, o), = obs.items()
+        obs, _, terminateds, _, infos = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+        if terminateds["__all__"]:
+            break
+    assert infos["player_0"]["jen_level"] == 4
+    env.reset(seed=1)
+    assert env.game.rules.jen_level == 5

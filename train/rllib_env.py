@@ -58,7 +58,7 @@ class TableEnv(TenMultiAgentEnv):
     def _final_step(self, illegal=None):
         observations, rewards, terminateds, truncateds, infos = super()._final_step(illegal)
         for info in infos.values():
-            info["jen_level"] = self.rules.jen_level
+            info["jen_level"] = self.game.rules.jen_level  # the level this game was dealt at
         return observations, rewards, terminateds, truncateds, infos
 
 
@@ -72,7 +72,10 @@ def map_agent(agent_id, episode, modules=(LEARNER,), **kwargs):
 
 class TenCallbacks(RLlibCallback):
     """Each game's result for the learner: ``ten/games`` items ``(jen_level, won, margin,
-    decisions)`` and ``ten/illegal_actions`` (a sum; the masked module keeps it at 0)."""
+    decisions)`` and ``ten/illegal_actions`` (a sum; the masked module keeps it at 0).
+
+    ``episode`` is only the last chunk of a game that spanned several sample calls: the
+    learner's decisions are its whole game's, ``learner.t`` (not ``len``, the chunk's)."""
 
     def on_episode_end(self, *, episode, metrics_logger, **kwargs):
         learner = episode.agent_episodes.get(PLAYER)
@@ -81,5 +84,5 @@ class TenCallbacks(RLlibCallback):
         info = learner.get_infos(-1)
         metrics_logger.log_value(("ten", "illegal_actions"), int("illegal_action" in info), reduce="sum")
         if "winners" in info:
-            game = (info["jen_level"], info["winners"] == [0], score_margin(info["scores"], 0), len(learner))
+            game = (info["jen_level"], info["winners"] == [0], score_margin(info["scores"], 0), learner.t)
             metrics_logger.log_value(("ten", "games"), game, reduce="item_series")
