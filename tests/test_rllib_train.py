@@ -228,3 +228,15 @@ def test_shipped_rllib_configs_are_valid():
     selfplay = load_config(ROOT / "configs" / "rllib_selfplay_4p.yaml")
     assert selfplay.rules.num_players == 4 and selfplay.opponents.kind == "selfplay"
     assert set(selfplay.opponents.scripted) == {"heuristic", "jen:7"}
+
+
+def test_readme_test_commands_are_the_ones_ci_runs():
+    """The suite imports Ray (these files): the README's test commands install the rllib extra,
+    exactly as .ci/run does, so following the README runs every test."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("The tests", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    readme_commands = [line for line in block.splitlines() if line.strip()]
+    ci_commands = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
+                   if line.startswith(("pip ", "python "))]
+    assert readme_commands == ci_commands
+    assert any("rllib" in line for line in readme_commands)
