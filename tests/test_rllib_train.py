@@ -175,6 +175,28 @@ def test_curriculum_level_reaches_every_env_on_the_runners(ray_session, tmp_path
         algorithm.stop()
 
 
+def test_a_resumed_run_deals_new_games(ray_session, tmp_path):
+    from train.config import load_config
+    from train.rllib_trainer import build_algorithm
+
+    config = load_config(tiny(tmp_path, "seeds", rules={"num_players": 3},
+                              opponents={"kind": "selfplay", "pool_size": 1, "scripted": ["heuristic"]}))
+
+    def first_deals(timesteps):  # the bottom of each env's first deck (no card of it drawn yet)
+        algorithm = build_algorithm(config, None, timesteps)
+        try:
+            runner = algorithm.env_runner_group.local_env_runner
+            runner.sample(num_timesteps=2, random_actions=True)
+            return [env.unwrapped.game.deck[:20] for env in runner.env.envs]
+        finally:
+            algorithm.stop()
+
+    first = first_deals(0)
+    assert first_deals(0) == first  # seeded
+    resumed = first_deals(1000)  # a run resumed 1000 steps in
+    assert len(first) == 2 and all(a != b for a, b in zip(first, resumed))
+
+
 def test_more_runners_than_cpus_is_refused_before_anything_is_written(ray_session, tmp_path, capsys):
     config = tiny(tmp_path, "big", opponents={"kind": "jen"}, ray={"num_env_runners": 3})
     assert main(["train", str(config)]) == 2

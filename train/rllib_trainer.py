@@ -85,11 +85,12 @@ def _import_rllib():
         raise ValueError(f"backend: rllib needs Ray RLlib, which is not installed: {INSTALL}") from None
 
 
-def env_config(config: Config, jen_level: int | None) -> dict:
-    """The :class:`train.rllib_env.TableEnv` arguments of a config."""
+def env_config(config: Config, jen_level: int | None, timesteps: int = 0) -> dict:
+    """The :class:`train.rllib_env.TableEnv` arguments of a config, for a run ``timesteps`` in
+    (a resumed run plays new games, not the first run's again)."""
     opponents = config.opponents
     env = {**config.rules.model_dump(exclude={"num_players"}), "reward": config.train.reward,
-           "seed": config.train.seed}
+           "seed": config.train.seed + timesteps}
     if opponents.kind == "jen":
         return {**env, "jen_level": jen_level}
     env["num_players"] = config.rules.num_players
@@ -170,7 +171,9 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
 # ---------------------------------------------------------------------------- the algorithm
 
 
-def build_algorithm(config: Config, jen_level: int | None):
+def build_algorithm(config: Config, jen_level: int | None, timesteps: int = 0):
+    """PPO for a config, its envs at ``jen_level``; seeded with ``train.seed + timesteps`` (as the
+    SB3 backend seeds its envs), so that a resumed run deals new games."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -186,7 +189,7 @@ def build_algorithm(config: Config, jen_level: int | None):
                         model_config={"fcnet_hiddens": list(algo.net_arch), "fcnet_activation": "tanh"})
     ppo = (
         PPOConfig()
-        .environment(TableEnv, env_config=env_config(config, jen_level))
+        .environment(TableEnv, env_config=env_config(config, jen_level, timesteps))
         .env_runners(num_env_runners=runners, num_envs_per_env_runner=max(1, train.n_envs // max(1, runners)),
                      num_cpus_per_env_runner=ray_config.num_cpus_per_env_runner, rollout_fragment_length="auto")
         .learners(num_learners=0)  # the learner runs in this process
@@ -198,7 +201,7 @@ def build_algorithm(config: Config, jen_level: int | None):
                      policy_mapping_fn=functools.partial(map_agent, modules=tuple(modules)))
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec for m in modules}))
         .callbacks(TenCallbacks)
-        .debugging(seed=train.seed, log_level="ERROR")
+        .debugging(seed=train.seed + timesteps, log_level="ERROR")
     )
     return ppo.build_algo()
 
@@ -289,7 +292,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
         if not resume or not (out_dir / "meta.json").exists():
             _write_run_files(config, out_dir)
         torch.set_num_threads(1)  # small MLPs, as the SB3 backend
-        algorithm = build_algorithm(config, state["jen_level"])
+        algorithm = build_algorithm(config, state["jen_level"], state["timesteps"])
         snapshots = snapshot_ids(config)
         if state["checkpoint"]:
             # The envs were built at the saved curriculum level; the checkpoint holds the rest.
