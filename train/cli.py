@@ -132,7 +132,7 @@ def _train(args) -> int:
     from .trainer import train
 
     path = train(config, resume=args.resume, overwrite=args.overwrite, progress=not args.no_progress,
-                 final_eval=not args.no_eval, verbose=args.verbose, address=args.address)
+                 final_eval=not args.no_eval, verbose=args.verbose, address=args.address, trust=args.trust_model)
     print(f"model saved to {path}")
     return 0
 
@@ -161,6 +161,9 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--address", metavar="HOST:PORT",
                         help="backend rllib: join this running Ray cluster (e.g. auto, 10.0.0.5:6379) "
                              "instead of ray.address or a local Ray")
+    parser.add_argument("--trust-model", action="store_true",
+                        help="backend rllib: let --resume load the run's RLlib checkpoint, which is pickled "
+                             "(this runs code from it: only for run folders you trust)")
     parser.set_defaults(run=_train)
 
 
