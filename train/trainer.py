@@ -315,16 +315,17 @@ def _write_run_files(config: Config, out_dir: Path):
 
 
 def train(config: Config, resume: bool = False, overwrite: bool = False, progress: bool = True,
-          final_eval: bool = True, verbose: int = 0, address: str | None = None) -> Path:
+          final_eval: bool = True, verbose: int = 0, address: str | None = None, trust: bool = False) -> Path:
     """Run (or resume) the training a config describes; returns the final model's path.
 
     ``backend: rllib`` runs :func:`train.rllib_trainer.train` (``address``: a Ray cluster to
-    join, instead of the config's ``ray.address``)."""
+    join, instead of the config's ``ray.address``; ``trust``: ``--trust-model``, which its
+    ``--resume`` needs: an RLlib checkpoint is pickled). SB3's ``--resume`` never unpickles."""
     if config.backend == "rllib":
         from .rllib_trainer import train as train_rllib
 
         return train_rllib(config, resume=resume, overwrite=overwrite, progress=progress,
-                           final_eval=final_eval, verbose=verbose, address=address)
+                           final_eval=final_eval, verbose=verbose, address=address, trust=trust)
     if address is not None:
         raise ValueError("--address joins a Ray cluster: it is for configs with backend: rllib")
     import torch
