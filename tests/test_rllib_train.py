@@ -111,18 +111,25 @@ def test_checkpoint_for_another_observation_size_is_refused(jen_run, tmp_path, c
     assert sorted(p.name for p in (copy / "checkpoints").iterdir()) == before
 
 
-def test_resume_restores_the_policy_and_continues(jen_run, tmp_path):
+def test_resume_restores_the_policy_and_continues(jen_run, tmp_path, capsys):
     config, run = jen_run
     copy = tmp_path / "resumed"
     shutil.copytree(run, copy)
     before = RLlibPolicyAgent(copy / "checkpoint", trust=True).module.state_dict()
     steps = json.loads((copy / "checkpoints" / "state.json").read_text())["timesteps"]
+    # The checkpoint is pickled: resuming loads it only with --trust-model, and changes nothing without.
+    files = sorted((p.relative_to(copy), p.stat().st_mtime_ns) for p in copy.rglob("*"))
+    assert main(["train", str(config), "--resume", "--no-eval", "--no-progress", "--set", f"output.dir={copy}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--trust-model" in err and "pickled" in err
+    assert sorted((p.relative_to(copy), p.stat().st_mtime_ns) for p in copy.rglob("*")) == files
     # Nothing left to do: the final checkpoint is the restored policy, unchanged.
-    assert main(["train", str(config), "--resume", "--no-eval", "--no-progress", "--set", f"output.dir={copy}"]) == 0
+    assert main(["train", str(config), "--resume", "--trust-model", "--no-eval", "--no-progress",
+                 "--set", f"output.dir={copy}"]) == 0
     after = RLlibPolicyAgent(copy / "checkpoint", trust=True).module.state_dict()
     assert before.keys() == after.keys() and all(torch.equal(before[k], after[k]) for k in before)
-    assert main(["train", str(config), "--resume", "--no-eval", "--no-progress", "--set", f"output.dir={copy}",
-                 "--set", f"train.total_steps={steps + 400}"]) == 0
+    assert main(["train", str(config), "--resume", "--trust-model", "--no-eval", "--no-progress",
+                 "--set", f"output.dir={copy}", "--set", f"train.total_steps={steps + 400}"]) == 0
     assert json.loads((copy / "checkpoints" / "state.json").read_text())["timesteps"] >= steps + 400
 
 
@@ -195,6 +202,24 @@ def test_a_resumed_run_deals_new_games(ray_session, tmp_path):
     assert first_deals(0) == first  # seeded
     resumed = first_deals(1000)  # a run resumed 1000 steps in
     assert len(first) == 2 and all(a != b for a, b in zip(first, resumed))
+
+
+def test_a_taken_output_folder_is_refused_before_ray_starts(tmp_path, monkeypatch, capsys):
+    import train.rllib_trainer
+
+    def start_ray(*args):
+        raise AssertionError("Ray started")
+
+    monkeypatch.setattr(train.rllib_trainer, "start_ray", start_ray)
+    config = tiny(tmp_path, "taken", opponents={"kind": "jen"})
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine")
+    assert main(["train", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "already holds other files" in err
+    assert main(["train", str(config), "--resume"]) == 2
+    assert "holds no run to resume" in capsys.readouterr().err
+    assert [p.name for p in (tmp_path / "taken").iterdir()] == ["notes.txt"]
 
 
 def test_more_runners_than_cpus_is_refused_before_anything_is_written(ray_session, tmp_path, capsys):

@@ -42,7 +42,8 @@ What a run leaves in ``output.dir``: ``config.yaml``, ``meta.json``,
 ``checkpoint/`` (the final RLlib algorithm checkpoint: ``ten eval
 <dir>/checkpoint --trust-model``), ``model.json`` (its plain card: spaces,
 steps, curriculum level), ``checkpoints/`` (the last 3 ``step_<N>/`` and
-``state.json``, for ``--resume``), ``tb/`` (TensorBoard: ``ten/win_rate``,
+``state.json``, for ``--resume``, which loads that pickled checkpoint only with
+``--trust-model``), ``tb/`` (TensorBoard: ``ten/win_rate``,
 ``ten/margin``, ``ten/episode_length``, ``ten/jen_level``,
 ``ten/eval_win_rate``..., ``ten/illegal_actions`` (always 0: the module masks),
 ``rllib/...`` (returns, losses, entropy, steps/s)) and ``eval/``.
@@ -271,9 +272,10 @@ def _write_run_files(config: Config, out_dir: Path) -> None:
 
 
 def train(config: Config, resume: bool = False, overwrite: bool = False, progress: bool = True,
-          final_eval: bool = True, verbose: int = 0, address: str | None = None) -> Path:
+          final_eval: bool = True, verbose: int = 0, address: str | None = None, trust: bool = False) -> Path:
     """Run (or resume) the training a ``backend: rllib`` config describes; returns the final
-    checkpoint folder. ``address`` (``--address``) overrides ``ray.address``."""
+    checkpoint folder. ``address`` (``--address``) overrides ``ray.address``. ``resume`` loads
+    the run's checkpoint, which is pickled: only with ``trust`` (``--trust-model``)."""
     _import_rllib()
     import ray
     import torch
@@ -283,12 +285,18 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     out_dir = Path(config.output.dir)
     if resume:  # a checkpoint for another observation size is refused before anything starts
         check_card(out_dir, read_card(out_dir))
+    # The output folder's checks before Ray starts (10 s); --overwrite deletes only once Ray is up.
+    state = None if overwrite and not resume else _prepare_output(config, out_dir, resume, overwrite=False)
+    if state is not None and state["checkpoint"] and not trust:
+        raise ValueError(f"--resume loads the run's RLlib checkpoint in {str(out_dir)!r}, which is pickled "
+                         f"(loading it runs code from it): give --trust-model if you trust that run folder")
     ray_config = config.ray
     started = start_ray(address or ray_config.address,
                         ray_config.num_env_runners * ray_config.num_cpus_per_env_runner)
     writer = algorithm = None
     try:
-        state = _prepare_output(config, out_dir, resume, overwrite)
+        if state is None:
+            state = _prepare_output(config, out_dir, resume, overwrite)
         if not resume or not (out_dir / "meta.json").exists():
             _write_run_files(config, out_dir)
         torch.set_num_threads(1)  # small MLPs, as the SB3 backend
