@@ -255,3 +255,25 @@ def test_a_game_reports_the_level_it_was_dealt_at():
     assert infos["player_0"]["jen_level"] == 4
     env.reset(seed=1)
     assert env.game.rules.jen_level == 5
+
+
+def test_scripted_seats_are_reset_before_each_game():
+    from train.rllib_env import TableEnv
+
+    def game_of(env, seed):
+        return [step[0] for step in play(env, seed, np.random.default_rng(seed))][-1]
+
+    for config in ({"num_players": 3, "scripted": ["random", "random"]},
+                   {"num_players": 3, "pool": ["random"], "share": 1.0}):
+        env = TableEnv(config)
+        first = game_of(env, 1)
+        game_of(env, 2)
+        again = game_of(env, 1)  # the same reset seed: the scripted seats play the same game again
+        for agent in first:
+            np.testing.assert_array_equal(first[agent]["observations"], again[agent]["observations"])
+    # Envs on other runners, given the same seeds, seat agents that play other sequences.
+    from ray.rllib.env.env_context import EnvContext
+
+    config = {"num_players": 3, "scripted": ["random", "random"]}
+    games = [game_of(TableEnv(EnvContext(config, worker_index=w)), 1)["player_0"]["observations"] for w in (1, 2)]
+    assert not np.array_equal(*games)

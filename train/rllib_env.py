@@ -26,17 +26,20 @@ class TableEnv(TenMultiAgentEnv):
     other seat: those agents, always) or ``pool`` and ``share`` (each other seat is one of
     the ``pool`` agents with probability ``share``, drawn each game), and ``seed``. Scripted
     seats are played inside the env (they read ``info["snapshot"]``, which no RLModule
-    sees), so RLlib never observes them. The final infos add ``jen_level``.
+    sees), so RLlib never observes them. Before each game every scripted agent at the table
+    is reset with a seed of its own, drawn from the env's stream (the reset seed, the runner
+    and the env's index on it), so no two envs' agents play the same random sequence. The
+    final infos add ``jen_level`` (the level the game was dealt at).
     """
 
     def __init__(self, config=None):
         # An EnvContext: the runner's and the vector index tell the envs' random streams apart.
-        streams = [getattr(config, "worker_index", 0), getattr(config, "vector_index", 0)]
+        self._streams = [getattr(config, "worker_index", 0), getattr(config, "vector_index", 0)]
         config = dict(config or {})
         scripted, pool = config.pop("scripted", None), config.pop("pool", ())
         share, seed = config.pop("share", 0.0), config.pop("seed", 0)
         super().__init__(config)
-        self._draw = np.random.default_rng([seed, *streams])
+        self._draw = np.random.default_rng([seed, *self._streams])
         others = range(1, self.rules.num_agents)
         self.fixed = [None] + [make_agent(name, seed=seed + i) for i, name in zip(others, scripted)] \
             if scripted else None
@@ -44,12 +47,16 @@ class TableEnv(TenMultiAgentEnv):
         self.table = [None] * self.rules.num_agents
 
     def reset(self, *, seed=None, options=None):
+        if seed is not None:  # the same reset seed, the same table and the same games
+            self._draw = np.random.default_rng([seed, *self._streams])
+        draw = self._draw
         if self.fixed:
             self.table = self.fixed
         elif self.pool:
-            draw = self._draw
             self.table = [None] + [self.pool[int(draw.integers(len(self.pool)))] if draw.random() < self.share
                                    else None for _ in range(self.rules.num_agents - 1)]
+        for agent in {id(agent): agent for agent in self.table if agent is not None}.values():
+            agent.reset(seed=int(draw.integers(2**31)))
         return super().reset(seed=seed, options=options)
 
     def scripted_seat(self, seat):
