@@ -287,3 +287,26 @@ def test_readme_test_commands_are_the_ones_ci_runs():
                    if line.startswith(("pip ", "python "))]
     assert readme_commands == ci_commands
     assert any("rllib" in line for line in readme_commands)
+
+
+def test_the_curriculum_level_is_sent_again_each_iteration(ray_session, tmp_path):
+    """A runner that Ray restarts is rebuilt at the level the run started at: each iteration
+    sends the current level again."""
+    from train.config import load_config
+    from train.rllib_trainer import _run, build_algorithm
+
+    class Writer:
+        def add_scalar(self, *args):
+            pass
+
+    config = load_config(tiny(tmp_path, "restart", opponents={"kind": "jen", "jen_level": 4, "curriculum": {}},
+                              train={"total_steps": 400, "checkpoint_every": 10_000}, evaluation={"every": 0}))
+    algorithm = build_algorithm(config, 4)  # as a restarted runner's envs: the build-time level
+    try:
+        state = {"timesteps": 0, "jen_level": 6, "checkpoint": None}
+        _run(config, algorithm, tmp_path / "restart", state, Writer(), progress=False, verbose=0)
+        levels = algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: [env.unwrapped.rules.jen_level for env in runner.env.envs])
+        assert levels == [[6, 6]]
+    finally:
+        algorithm.stop()

@@ -26,7 +26,10 @@ What the config's keys mean here:
   agent with probability ``scripted_share``, otherwise the learner itself or one of
   ``pool_size`` frozen snapshots of it, all equally likely; a snapshot slot is
   overwritten with the learner every ``snapshot_every`` steps, the oldest first).
-  The learner always plays ``player_0``; who starts is drawn each game.
+  The learner always plays ``player_0``; who starts is drawn each game. The level
+  is sent to every runner before each iteration (a runner that failed and that Ray
+  restarted is rebuilt at the level the run started at); the window counts only the
+  games dealt at the current level.
 - ``algorithm``: PPO's ``lr``, ``gamma``, ``lambda_``, ``clip_param``,
   ``entropy_coeff``, ``vf_loss_coeff``, ``grad_clip`` and ``num_epochs`` are
   ``learning_rate``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``,
@@ -345,6 +348,8 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
     start_steps = steps
     try:
         while steps < total:
+            if curriculum:  # again each iteration: a runner Ray restarted was built at the first level
+                set_jen_level(algorithm, state["jen_level"])
             result = algorithm.train()
             runners = result.get("env_runners", {})
             steps += int(runners.get("num_env_steps_sampled", 0))
