@@ -223,7 +223,7 @@ def test_a_taken_output_folder_is_refused_before_ray_starts(tmp_path, monkeypatc
 
 
 def test_more_runners_than_cpus_is_refused_before_anything_is_written(ray_session, tmp_path, capsys):
-    config = tiny(tmp_path, "big", opponents={"kind": "jen"}, ray={"num_env_runners": 3})
+    config = tiny(tmp_path, "big", opponents={"kind": "jen"}, ray={"num_env_runners": 3}, train={"n_envs": 3})
     assert main(["train", str(config)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "3 CPUs" in err and "has 2" in err
@@ -254,6 +254,9 @@ def test_unreachable_address_and_missing_ray_are_one_line(tmp_path):
     ({"backend": "rllib", "ray": {"num_env_runners": -1}}, "ray.num_env_runners"),
     ({"backend": "rllib", "ray": {"runners": 2}}, "unknown key 'ray.runners'"),
     ({"backend": "ray"}, "backend"),
+    ({"backend": "rllib", "train": {"n_envs": 5}, "ray": {"num_env_runners": 2}},
+     r"train.n_envs \(5\) must be a multiple of ray.num_env_runners \(2\)"),
+    ({"backend": "rllib", "train": {"n_envs": 1}, "ray": {"num_env_runners": 2}}, "multiple"),
 ])
 def test_config_checks_for_the_rllib_backend(change, message):
     with pytest.raises(ValueError, match=message):

@@ -270,6 +270,10 @@ class Config(_Section):
                 raise ValueError("rules.num_players: backend rllib trains one table size: give one number")
             if self.train.init_from:
                 raise ValueError("train.init_from: a warm start from an SB3 model is for backend sb3 only")
+            runners = self.ray.num_env_runners
+            if runners and self.train.n_envs % runners:
+                raise ValueError(f"train.n_envs ({self.train.n_envs}) must be a multiple of ray.num_env_runners "
+                                 f"({runners}): the envs are shared evenly by the runners")
         if self.train.init_from:
             from agents.safe_load import policy_kwargs_from_data, read_data
 

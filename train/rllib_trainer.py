@@ -38,7 +38,8 @@ What the config's keys mean here:
   ``batch_size``; ``net_arch`` is the hidden layers (tanh) of
   :class:`train.rllib_module.MaskedPPOModule`. No KL term, as SB3.
 - ``train``: ``total_steps`` counts env steps (every move RLlib plays: the
-  learner's and its snapshots'); ``n_envs`` envs in all, shared by the runners;
+  learner's and its snapshots'); ``n_envs`` envs in all, shared evenly by the runners (a
+  multiple of ``ray.num_env_runners``);
   ``vec_env`` is SB3's only; ``init_from`` is not supported.
 
 What a run leaves in ``output.dir``: ``config.yaml``, ``meta.json``,
