@@ -313,3 +313,17 @@ def test_the_curriculum_level_is_sent_again_each_iteration(ray_session, tmp_path
         assert levels == [[6, 6]]
     finally:
         algorithm.stop()
+
+
+def test_the_logged_return_is_the_learner_seats():
+    from train.rllib_trainer import _log
+
+    class Writer(dict):
+        def add_scalar(self, tag, value, step):
+            self[tag] = value
+
+    writer = Writer()
+    result = {"env_runners": {"episode_return_mean": 0.0,  # every seat's returns summed: 1 - 1 - 1 + 1
+                              "agent_episode_returns_mean": {"player_0": 0.5, "player_1": -0.5}}}
+    _log(writer, 100, result, [], [], [], {}, 1.0)
+    assert writer["rllib/episode_return_mean"] == 0.5

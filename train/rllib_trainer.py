@@ -50,7 +50,7 @@ steps, curriculum level), ``checkpoints/`` (the last 3 ``step_<N>/`` and
 ``--trust-model``), ``tb/`` (TensorBoard: ``ten/win_rate``,
 ``ten/margin``, ``ten/episode_length``, ``ten/jen_level``,
 ``ten/eval_win_rate``..., ``ten/illegal_actions`` (always 0: the module masks),
-``rllib/...`` (returns, losses, entropy, steps/s)) and ``eval/``.
+``rllib/...`` (``player_0``'s mean return, losses, entropy, steps/s)) and ``eval/``.
 
 Ray, torch and tensorboard are imported here only.
 """
@@ -405,7 +405,8 @@ def _log(writer, steps, result, results, margins, lengths, state, speed) -> None
         "ten/margin": np.mean(margins) if margins else None,
         "ten/episode_length": np.mean(lengths) if lengths else None,
         "ten/jen_level": state.get("jen_level"),
-        "rllib/episode_return_mean": runners.get("episode_return_mean"),
+        # The learner's seat's (RLlib's episode_return_mean sums every seat's: about 0 in self-play).
+        "rllib/episode_return_mean": runners.get("agent_episode_returns_mean", {}).get("player_0"),
         "rllib/steps_per_second": speed,
         "rllib/policy_loss": learner.get("policy_loss"),
         "rllib/vf_loss": learner.get("vf_loss"),
