@@ -87,10 +87,10 @@ class RLlibPolicyAgent(Agent):
                 f"from the files; pass --trust-model (trust=True) only if you trust where it comes from"
             )
         try:
-            from ray.rllib.core.rl_module.rl_module import RLModule
-        except ImportError:
-            raise ValueError("loading an RLlib checkpoint needs Ray RLlib: pip install torch==2.13.0 "
-                             "-e '.[rllib]'") from None
+            import ten_env.rllib  # noqa: F401  (imports Ray RLlib)
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"loading an RLlib checkpoint needs Ray RLlib: {getattr(exc, 'install', exc)}") from None
+        from ray.rllib.core.rl_module.rl_module import RLModule
         module_dir = path.joinpath(*MODULE_PATH)
         if not module_dir.is_dir():
             raise ValueError(f"checkpoint {str(path)!r} has no module {LEARNER!r} (not made by ten train)")

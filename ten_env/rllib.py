@@ -60,16 +60,16 @@ from .game import Game
 from .render import render
 from .rules import Rules
 
+#: How to install Ray RLlib: the one hint every "needs Ray RLlib" error of the project gives
+#: (the error below carries it as ``.install``).
+INSTALL = "pip install torch==2.13.0 -e '.[rllib]' (the CPU torch first, then the rllib extra)"
+
 try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 except ImportError:  # one line that says what to do, wherever it is caught
-    raise ModuleNotFoundError(
-        "ten_env.rllib needs Ray RLlib: pip install torch==2.13.0 -e '.[rllib]' "
-        "(the CPU torch first, then the rllib extra)"
-    ) from None
-
-#: ``env_config`` keys: those of :func:`ten_env.env`.
-CONFIG_KEYS = Rules.field_names() + ("reward", "start", "render_mode")
+    _error = ModuleNotFoundError(f"ten_env.rllib needs Ray RLlib: {INSTALL}", name="ray")
+    _error.install = INSTALL
+    raise _error from None
 
 
 class TenMultiAgentEnv(MultiAgentEnv):

@@ -128,14 +128,21 @@ def test_step_for_the_wrong_agent_is_refused():
         env.step({other: 0})
 
 
-def test_ten_env_never_imports_ray_and_a_missing_ray_is_one_line():
+def test_ten_env_never_imports_ray_and_a_missing_ray_is_one_line(tmp_path):
+    (tmp_path / "rllib_checkpoint.json").write_text("{}")
     code = ("import sys, ten_env, agents, train.config; assert 'ray' not in sys.modules, 'ray imported'; "
             "sys.modules['ray'] = None\n"
-            "try:\n    import ten_env.rllib\nexcept ModuleNotFoundError as e:\n    print(e)")
+            "try:\n    import ten_env.rllib\nexcept ModuleNotFoundError as e:\n    print(e)\n"
+            "from train.rllib_trainer import _import_rllib\n"
+            "from agents.rllib_policy import RLlibPolicyAgent\n"
+            f"for load in (_import_rllib, lambda: RLlibPolicyAgent({str(tmp_path)!r}, trust=True)):\n"
+            "    try:\n        load()\n    except ValueError as e:\n        print(e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    hint = "Ray RLlib: pip install torch==2.13.0 -e '.[rllib]' (the CPU torch first, then the rllib extra)"
     assert out.strip().splitlines() == [
-        "ten_env.rllib needs Ray RLlib: pip install torch==2.13.0 -e '.[rllib]' "
-        "(the CPU torch first, then the rllib extra)"]
+        f"ten_env.rllib needs {hint}",
+        f"backend: rllib needs Ray RLlib, which is not installed: {hint.removeprefix('Ray RLlib: ')}",
+        f"loading an RLlib checkpoint needs {hint}"]
 
 
 # ----------------------------------------------------------------------------- the masked module

@@ -11,10 +11,12 @@ are those of the legal actions (the entropy term of a forbidden action is
 0 * log 0, which torch takes as 0).
 
 Built on RLlib's own action-masking example
-(``ray/rllib/examples/rl_modules/classes/action_masking_rlm.py``), with two
-differences: the logits are *set* to the lowest value (the example adds
-``log(mask)`` clamped to it, which turns a negative logit into ``-inf`` and the
-entropy into NaN), and the batch is never changed in place.
+(``ray/rllib/examples/rl_modules/classes/action_masking_rlm.py``), which masks to
+the same effect: it adds ``log(mask)`` clamped to RLlib's ``FLOAT_MIN`` (-3.4e38)
+to the logits, and a forbidden logit plus -3.4e38 rounds to -3.4e38 in float32
+(probability 0, entropy term 0, as here). The differences: the logits are *set*
+to the lowest float32, which says what is meant, and the batch is never changed
+in place (the example pops the mask out of the caller's observations).
 
 Use it in a config::
 

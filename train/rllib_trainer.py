@@ -79,15 +79,12 @@ from ten_env.actions import num_actions
 from .config import Config
 from .trainer import KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, _print_evaluation, final_evaluation
 
-INSTALL = "pip install torch==2.13.0 -e '.[rllib]'"
-
-
 def _import_rllib():
     try:
-        import ray  # noqa: F401
-        import ray.rllib  # noqa: F401
-    except ImportError:
-        raise ValueError(f"backend: rllib needs Ray RLlib, which is not installed: {INSTALL}") from None
+        import ten_env.rllib  # noqa: F401  (imports Ray RLlib)
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"backend: rllib needs Ray RLlib, which is not installed: "
+                         f"{getattr(exc, 'install', exc)}") from None
 
 
 def env_config(config: Config, jen_level: int | None, timesteps: int = 0) -> dict:
