@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from pathlib import Path
+
 import pytest
 
 from models import save_model_for_other_observations
@@ -91,6 +93,37 @@ def test_policy_agent_plays_and_checks_observation_size(tmp_path):
     save_model_for_other_observations(tmp_path / "other.zip")
     with pytest.raises(ValueError, match=r"shape \(10,\).*another"):
         PolicyAgent(tmp_path / "other.zip")
+
+
+SHIPPED = sorted((Path(__file__).resolve().parent.parent / "agents" / "pretrained").glob("*.json"))
+
+
+@pytest.mark.parametrize("card_path", SHIPPED, ids=lambda p: p.stem)
+def test_every_shipped_model_has_a_true_card(card_path):
+    """Each shipped model loads by name without unpickling, and its card says how it was made and
+    how strong it is; the model agrees with the card."""
+    import json
+
+    from agents import PolicyAgent
+    from agents.safe_load import policy_kwargs_from_data, read_data
+
+    card = json.loads(card_path.read_text())
+    zip_path = card_path.with_suffix(".zip")
+    assert card["name"] == card_path.stem and zip_path.is_file()
+    for key in ("algorithm", "config", "training_steps", "training_time", "machine", "measured_with"):
+        assert card[key], key
+    assert card["observation_shape"] == [463] and card["num_actions"] == 132
+    assert policy_kwargs_from_data(zip_path, read_data(zip_path)) == card["policy_kwargs"]
+    assert PolicyAgent.pretrained(card["name"]).name == card["name"]
+    assert card.get("ladder") or card.get("results")
+
+
+def test_ppo_2p_beats_the_heuristic_at_two_player_tables():
+    from agents import PolicyAgent
+
+    results = play_games([PolicyAgent.pretrained("ppo-2p"), make_agent("heuristic")], Rules(num_players=2),
+                         n=40, seed=0)
+    assert results.win_rates[0] > 0.6  # its card: 87% over 1,000 games (the heuristic beats ppo-jen 96% of the time)
 
 
 def test_pretrained_model_loads_by_name_and_plays():
