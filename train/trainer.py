@@ -182,28 +182,34 @@ def _callbacks(config: Config, out_dir: Path, state: dict):
                 old.unlink()
 
         def _evaluate(self):
-            agent = PolicyAgent.from_model(self.model)
-            seed = 1_000_000  # fixed evaluation seeds, apart from the training games
-            if opponents.kind == "jen":
-                rules = Rules(**config.rules.game(2, jen_level=state["jen_level"]))
-                result = play_games([agent], rules, n=config.evaluation.games, seed=seed)
-                self.logger.record("ten/eval_win_rate", result.win_rates[0])
-                self.logger.record("ten/eval_margin", result.mean_margins[0])
-                _print_evaluation(self.num_timesteps, f"JEN {state['jen_level']}", result)
-            else:
-                counts = config.rules.player_counts
-                for players in counts:
-                    rules = Rules(**config.rules.game(players))
-                    suffix = f"_{players}p" if len(counts) > 1 else ""
-                    for name in config.evaluation.opponents:
-                        table = [agent] + [make_agent(name, seed=i) for i in range(players - 1)]
-                        result = play_games(table, rules, n=config.evaluation.games, seed=seed)
-                        self.logger.record(f"ten/eval_win_rate_vs_{name}{suffix}", result.win_rates[0])
-                        self.logger.record(f"ten/eval_margin_vs_{name}{suffix}", result.mean_margins[0])
-                        _print_evaluation(self.num_timesteps, f"vs {name}" + (f", {players} players" if suffix else ""),
-                                          result)
+            periodic_evaluation(config, PolicyAgent.from_model(self.model), state.get("jen_level"),
+                                self.num_timesteps, self.logger.record)
 
     return TenCallback()
+
+
+def periodic_evaluation(config: Config, agent, jen_level: int | None, steps: int, record) -> None:
+    """The evaluation every ``evaluation.every`` steps, for both backends: ``agent`` against JEN
+    at ``jen_level`` (opponents kind jen) or against each ``evaluation.opponents`` agent at each
+    table size; ``record(tag, value)`` logs each win rate and margin, and a line is printed."""
+    seed = 1_000_000  # fixed evaluation seeds, apart from the training games
+    if config.opponents.kind == "jen":
+        rules = Rules(**config.rules.game(2, jen_level=jen_level))
+        result = play_games([agent], rules, n=config.evaluation.games, seed=seed)
+        record("ten/eval_win_rate", result.win_rates[0])
+        record("ten/eval_margin", result.mean_margins[0])
+        _print_evaluation(steps, f"JEN {jen_level}", result)
+        return
+    counts = config.rules.player_counts
+    for players in counts:
+        rules = Rules(**config.rules.game(players))
+        suffix = f"_{players}p" if len(counts) > 1 else ""
+        for name in config.evaluation.opponents:
+            table = [agent] + [make_agent(name, seed=i) for i in range(players - 1)]
+            result = play_games(table, rules, n=config.evaluation.games, seed=seed)
+            record(f"ten/eval_win_rate_vs_{name}{suffix}", result.win_rates[0])
+            record(f"ten/eval_margin_vs_{name}{suffix}", result.mean_margins[0])
+            _print_evaluation(steps, f"vs {name}" + (f", {players} players" if suffix else ""), result)
 
 
 def _print_evaluation(steps: int, label: str, result) -> None:
