@@ -70,14 +70,13 @@ import numpy as np
 import yaml
 
 import ten_env
-from agents.registry import make_agent
 from agents.rllib_policy import CARD, LEARNER, RLlibPolicyAgent, check_card, read_card
-from ten_env import Rules
 from ten_env import observation as O
 from ten_env.actions import num_actions
 
 from .config import Config
-from .trainer import KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, _print_evaluation, final_evaluation
+from .trainer import (KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, final_evaluation,
+                      periodic_evaluation)
 
 def _import_rllib():
     try:
@@ -415,19 +414,6 @@ def _log(writer, steps, result, results, margins, lengths, state, speed) -> None
 
 
 def _evaluate(config: Config, algorithm, state: dict, steps: int, writer) -> None:
-    from agents import play_games
-
     agent = RLlibPolicyAgent.from_module(algorithm.get_module(LEARNER))
-    seed = 1_000_000  # fixed evaluation seeds, apart from the training games
-    if config.opponents.kind == "jen":
-        rules = Rules(**config.rules.model_dump(exclude={"num_players"}), jen_level=state["jen_level"])
-        result = play_games([agent], rules, n=config.evaluation.games, seed=seed)
-        writer.add_scalar("ten/eval_win_rate", result.win_rates[0], steps)
-        _print_evaluation(steps, f"JEN {state['jen_level']}", result)
-        return
-    rules = Rules(**config.rules.model_dump())
-    for name in config.evaluation.opponents:
-        table = [agent] + [make_agent(name, seed=i) for i in range(rules.num_players - 1)]
-        result = play_games(table, rules, n=config.evaluation.games, seed=seed)
-        writer.add_scalar(f"ten/eval_win_rate_vs_{name}", result.win_rates[0], steps)
-        _print_evaluation(steps, f"vs {name}", result)
+    periodic_evaluation(config, agent, state["jen_level"], steps,
+                        lambda tag, value: writer.add_scalar(tag, value, steps))
