@@ -78,7 +78,7 @@ def test_tiny_run_against_jen_leaves_a_run_folder(jen_run, capsys):
     assert report["mode"] == "ladder" and report["matchups"][0]["games"] == 4
     logged = scalars(run)
     assert logged["ten/illegal_actions"] and not any(logged["ten/illegal_actions"])  # exploration is masked
-    assert {"ten/win_rate", "ten/margin", "ten/jen_level", "ten/eval_win_rate", "rllib/entropy",
+    assert {"ten/win_rate", "ten/margin", "ten/jen_level", "ten/eval_win_rate", "ten/eval_margin", "rllib/entropy",
             "rllib/steps_per_second"} <= set(logged)
 
 
@@ -327,3 +327,39 @@ def test_the_logged_return_is_the_learner_seats():
                               "agent_episode_returns_mean": {"player_0": 0.5, "player_1": -0.5}}}
     _log(writer, 100, result, [], [], [], {}, 1.0)
     assert writer["rllib/episode_return_mean"] == 0.5
+
+
+def test_ten_train_leaves_no_ray_process_behind(tmp_path):
+    """The command starts a local Ray and stops it at the end: no raylet (or any process of its
+    session, found by its own temp folder) outlives it."""
+    import os
+    import tempfile
+    import time
+
+    config = tiny(tmp_path, "alone", opponents={"kind": "jen"}, train={"total_steps": 250},
+                  evaluation={"every": 0})
+    ray_dir = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    try:
+        done = subprocess.run([sys.executable, "-m", "train.cli", "train", str(config), "--no-progress", "--no-eval"],
+                              capture_output=True, text=True, cwd=ROOT, timeout=300,
+                              env={**os.environ, "RAY_TMPDIR": ray_dir})
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert list(Path(ray_dir).glob("ray/session_*"))  # the run's Ray lived there
+
+        def left():
+            found = []
+            for proc in Path("/proc").glob("[0-9]*"):
+                try:
+                    if ray_dir.encode() in (proc / "cmdline").read_bytes():
+                        found.append((proc / "cmdline").read_bytes().replace(b"\0", b" ")[:100])
+                except OSError:
+                    pass
+            return found
+
+        for _ in range(10):  # the processes get a moment to exit
+            if not left():
+                break
+            time.sleep(0.5)
+        assert left() == []
+    finally:
+        shutil.rmtree(ray_dir, ignore_errors=True)
