@@ -126,6 +126,14 @@ def test_ppo_2p_beats_the_heuristic_at_two_player_tables():
     assert results.win_rates[0] > 0.6  # its card: 87% over 1,000 games (the heuristic beats ppo-jen 96% of the time)
 
 
+def test_ppo_4p_takes_more_than_its_share_against_three_heuristics():
+    from agents import PolicyAgent
+
+    table = [PolicyAgent.pretrained("ppo-4p")] + [make_agent("heuristic") for _ in range(3)]
+    results = play_games(table, Rules(num_players=4), n=40, seed=0)
+    assert results.win_rates[0] > 0.3  # a fair share is 25%; its card: 51% over 1,000 games
+
+
 def test_pretrained_model_loads_by_name_and_plays():
     from agents import PolicyAgent
 
