@@ -134,6 +134,15 @@ def test_ppo_4p_takes_more_than_its_share_against_three_heuristics():
     assert results.win_rates[0] > 0.3  # a fair share is 25%; its card: 51% over 1,000 games
 
 
+@pytest.mark.parametrize("players", [3, 5])
+def test_ppo_mixed_takes_more_than_its_share_at_every_table(players):
+    from agents import PolicyAgent
+
+    table = [PolicyAgent.pretrained("ppo-mixed")] + [make_agent("heuristic") for _ in range(players - 1)]
+    results = play_games(table, Rules(num_players=players), n=40, seed=0)
+    assert results.win_rates[0] > 1 / players  # more than a fair share; its card: 63% at 3 players, 49% at 5
+
+
 def test_pretrained_model_loads_by_name_and_plays():
     from agents import PolicyAgent
 
