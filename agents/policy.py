@@ -20,6 +20,11 @@ from .base import Agent
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 
 
+def shipped_models() -> list[str]:
+    """The names of the models shipped with the project (``PolicyAgent.pretrained`` loads them)."""
+    return sorted(path.stem for path in PRETRAINED_DIR.glob("*.zip"))
+
+
 class PolicyAgent(Agent):
     """A trained MaskablePPO model (a ``.zip`` saved by sb3-contrib).
 
@@ -78,8 +83,7 @@ class PolicyAgent(Agent):
         """A model shipped with the project, by name (e.g. ``"ppo-jen"``)."""
         path = PRETRAINED_DIR / f"{name}.zip"
         if not path.is_file():
-            known = sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip"))
-            raise ValueError(f"no pretrained model {name!r}; available: {', '.join(known) or 'none'}")
+            raise ValueError(f"no pretrained model {name!r}; available: {', '.join(shipped_models()) or 'none'}")
         return cls(path, name=name, trust=trust)
 
     def __repr__(self):

@@ -113,9 +113,9 @@ def test_warm_start_takes_the_network_of_a_trained_model(tmp_path):
     _, fresh = _run("selfplay_2p", tmp_path / "fresh", ["train.total_steps=128", "algorithm.learning_rate=1e-12"])
     untouched = load_policy(fresh).state_dict()
     assert not all(np.allclose(before[k], untouched[k], atol=1e-6) for k in before)
-    from agents.policy import PRETRAINED_DIR
+    from agents.policy import shipped_models
 
-    shipped = ", ".join(sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip")))
+    shipped = ", ".join(shipped_models())
     assert "ppo-jen" in shipped
     with pytest.raises(ValueError, match=rf"init_from: no model 'nope': name a shipped model \({shipped}\) or an "):
         validate({"train": {"init_from": "nope"}})

@@ -63,7 +63,8 @@ from pathlib import Path
 from typing import Annotated, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator,
+                      model_validator)
 
 from agents.registry import NAMES_HELP
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
@@ -76,11 +77,18 @@ class _Section(BaseModel):
 
 
 PlayerCount = Annotated[int, Field(ge=PLAYER_COUNTS[0], le=PLAYER_COUNTS[-1])]
+# One size or a list of them: the kind of value given picks the branch, so a mistake is reported
+# against that branch alone (the tags are dropped from the key named in the message).
+_UNION_TAGS = ("one", "several")
+TableSizes = Annotated[
+    Union[Annotated[PlayerCount, Tag("one")], Annotated[list[PlayerCount], Field(min_length=1), Tag("several")]],
+    Discriminator(lambda value: "several" if isinstance(value, list) else "one"),
+]
 
 
 class RulesConfig(_Section):
     # A list trains one network at several table sizes (self-play): env i plays the i-th size, cyclically.
-    num_players: PlayerCount | Annotated[list[PlayerCount], Field(min_length=1)] = 2
+    num_players: TableSizes = 2
     bust_buy: bool = False
     payment: Literal["auto", "manual"] = "auto"
     max_bid: int = Field(40, ge=MAX_BIDS[0], le=MAX_BIDS[-1])
@@ -180,7 +188,7 @@ class TrainConfig(_Section):
 
 def model_path(spec: str) -> Path:
     """The file of ``train.init_from``: a shipped model's name (``ppo-jen``) or a path to a ``.zip``."""
-    from agents.policy import PRETRAINED_DIR
+    from agents.policy import PRETRAINED_DIR, shipped_models
 
     shipped = PRETRAINED_DIR / f"{spec}.zip"
     if shipped.is_file():
@@ -188,8 +196,8 @@ def model_path(spec: str) -> Path:
     path = Path(spec)
     if path.suffix == ".zip" and path.is_file():
         return path
-    known = ", ".join(sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip")))
-    raise ValueError(f"no model {spec!r}: name a shipped model ({known}) or an existing .zip file")
+    raise ValueError(f"no model {spec!r}: name a shipped model ({', '.join(shipped_models())}) "
+                     f"or an existing .zip file")
 
 
 class EvaluationConfig(_Section):
@@ -296,8 +304,7 @@ _OPPONENT_KINDS = {"jen": JenOpponents, "scripted": ScriptedOpponents, "selfplay
 
 
 def _describe(error) -> str:
-    loc = [str(part) for part in error["loc"]
-           if not str(part).startswith(("function-", "constrained-int", "list["))]  # union branches
+    loc = [str(part) for part in error["loc"] if not str(part).startswith("function-") and part not in _UNION_TAGS]
     kind_model = None
     if len(loc) > 1 and loc[0] == "opponents" and loc[1] in _OPPONENT_KINDS:
         kind_model = _OPPONENT_KINDS[loc.pop(1)]  # pydantic puts the kind in the path
@@ -323,10 +330,7 @@ def validate(data: dict) -> Config:
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        # A key that takes a number or a list: report only the branch of the kind that was given.
-        problems = [_describe(error) for error in exc.errors()
-                    if not (error["type"] == "int_type" and isinstance(error.get("input"), list))
-                    and not (error["type"] == "list_type" and "num_players" in error["loc"])]
+        problems = [_describe(error) for error in exc.errors()]
         raise ValueError("invalid config: " + "; ".join(problems)) from None
 
 
