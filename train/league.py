@@ -50,7 +50,7 @@ from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.rules import PLAYER_COUNTS
 
-from .options import (add_rules_arguments, add_trust_argument, at_least, prepare_out_dir,
+from .options import (add_jobs_argument, add_rules_arguments, add_trust_argument, at_least, prepare_out_dir,
                       rules_from_args, run_command, span, within)
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
@@ -424,8 +424,7 @@ def add_league_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games per table (default 100)")
     parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="S",
                         help="game i of every table uses deck seed S+i; also seeds the bootstrap (default 0)")
-    parser.add_argument("--jobs", type=at_least(1, "--jobs"), default=None, metavar="J",
-                        help="worker processes (default: all cores; the results do not depend on it)")
+    add_jobs_argument(parser, metavar="J")
     add_rules_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help=f"where to save league.json / league.png "
                                                       f"(default {DEFAULT_OUT})")

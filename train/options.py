@@ -192,6 +192,12 @@ def add_trust_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
 
 
+def add_jobs_argument(parser: argparse.ArgumentParser, metavar: str = "N") -> None:
+    """``--jobs``: the worker processes of :func:`train.runner.run_chunks` (ten eval, ten league)."""
+    parser.add_argument("--jobs", type=at_least(1, "--jobs"), default=None, metavar=metavar,
+                        help="worker processes (default: all cores; the results do not depend on it)")
+
+
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``ten eval`` / ``python -m train.evaluate``."""
     parser.add_argument("agent", help=f"the agent to evaluate: {NAMES_HELP}")
@@ -208,8 +214,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games per matchup (default 200)")
     parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
                         help="game i uses deck seed SEED+i (default 0)")
-    parser.add_argument("--jobs", type=at_least(1, "--jobs"), default=None, metavar="N",
-                        help="worker processes (default: all cores; the results do not depend on it)")
+    add_jobs_argument(parser)
     add_rules_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help="where to save report.json / ladder.png "
                                                       "(default runs/eval/<agent name>)")
