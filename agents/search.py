@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import NamedTuple
 
 import numpy as np
 
@@ -144,6 +145,17 @@ def rollout(game: Game, seat: int, others=None) -> float:
 # ---------------------------------------------------------------- the tree
 
 
+class Decision(NamedTuple):
+    """What one search found: the move chosen, and per legal action its visits; ``value`` is
+    the mean value to the searching seat over all simulations (0.0 when nothing was searched,
+    a single legal move being played at once)."""
+
+    action: int
+    actions: list[int]
+    visits: list[int]
+    value: float
+
+
 class _Node:
     """A decision of the searching seat: per legal action, visits, summed value and children."""
 
@@ -209,11 +221,15 @@ class SearchAgent(Agent):
     # ------------------------------------------------------------ acting
 
     def act(self, observation: dict, info: dict) -> int:
+        return self.search(observation, info).action
+
+    def search(self, observation: dict, info: dict) -> Decision:
+        """Search from this view; the move it picks with the visits and value behind it."""
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:
             raise ValueError(f"{self.name}: the action mask has no legal action")
         if legal.size == 1:
-            return int(legal[0])
+            return Decision(int(legal[0]), [int(legal[0])], [0], 0.0)
         root_game = self._root_game(info)
         seat = root_game.current_player
         if sorted(root_game.legal_actions()) != legal.tolist():
@@ -225,7 +241,8 @@ class SearchAgent(Agent):
             self._simulate(root, root_game, seat, batch)
             done += batch
         best = max(range(len(root.actions)), key=lambda i: (root.visits[i], root.total[i]))
-        return int(root.actions[best])
+        return Decision(int(root.actions[best]), [int(a) for a in root.actions], list(root.visits),
+                        sum(root.total) / max(1, root.n))
 
     def _root_game(self, info: dict) -> Game:
         """A game in the public state of ``info["snapshot"]``; its deck order is the agent's own guess."""

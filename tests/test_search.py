@@ -80,6 +80,24 @@ def test_search_is_reproducible_with_a_seed():
     assert agent.act(*view) == first == SearchAgent(budget=30, seed=9).act(*view)
 
 
+def test_search_reports_the_visits_behind_its_move():
+    game = _states(Rules(jen_level=8), 1, seed=6)[0]
+    decision = SearchAgent(budget=40, seed=3).search(*agent_view(game, 0))
+    assert decision.actions == game.legal_actions()
+    assert sum(decision.visits) == 40
+    assert decision.visits[decision.actions.index(decision.action)] == max(decision.visits)
+    assert -1.0 <= decision.value <= 1.0
+
+
+def test_search_plays_a_lone_legal_move_without_searching():
+    game = Game(Rules(jen_level=8), seed=0)
+    observation, info = agent_view(game, 0)
+    mask = np.zeros_like(observation["action_mask"])
+    mask[game.legal_actions()[0]] = 1
+    decision = SearchAgent(budget=40, seed=3).search({**observation, "action_mask": mask}, info)
+    assert decision == (game.legal_actions()[0], [game.legal_actions()[0]], [0], 0.0)
+
+
 def test_search_stops_when_every_card_left_busts():
     # Net total 9 and only high cards left: any draw busts, so the numbers are taken.
     game = Game(Rules(jen_level=4), deck=["B4", "B5", "G9", "O9", "P9", "B9", "G8", "O8"])
