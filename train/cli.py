@@ -8,6 +8,8 @@
 - ``ten demo``: watch one game between random players, turn by turn.
 - ``ten record AGENT ...``: one game between agents, saved as a game record (:mod:`train.record`).
 - ``ten view GAME.json``: a game record as a page to step through in a browser (:mod:`train.view`).
+- ``ten distill generate|train``: expert iteration, a search agent's decisions distilled into a
+  network (:mod:`train.distill`).
 - ``ten bench``: speed of the engine and of the PettingZoo environment.
 
 ``ten`` alone prints the help; ``ten --version`` the installed version. Every
@@ -255,6 +257,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "of one agent on different deck seeds are combined into one.")
     compare.add_arguments(comparison)
     comparison.set_defaults(run=compare.run)
+
+    from . import distill
+
+    distillation = sub.add_parser(
+        "distill", help="expert iteration: a search agent's decisions as data, a network trained on them",
+        description="Expert iteration: ten distill generate plays a search agent against JEN and saves its "
+                    "decisions (visit counts, outcomes); ten distill train trains a model's network on them.")
+    distill.add_arguments(distillation)
 
     bench = sub.add_parser("bench", help="measure speed against PettingZoo's classic card games")
     bench.add_argument("--seconds", type=_positive_seconds, default=5.0, help="time per measurement (default 5)")

@@ -1,0 +1,728 @@
+"""``ten distill``: expert iteration, the searching agent's decisions distilled into a network.
+
+The searching agent (:class:`agents.SearchAgent`, ``search:ppo-jen:64``) plays better
+than the network that guides it (``ppo-jen``): at every decision it runs 64 simulations
+of the game, with the network's policy as the prior of each move and its value at the
+leaves, and plays the move it visited most. Expert iteration (as in AlphaZero) trains
+the network on what the search found, so that the network alone plays more like the
+search, at the cost of one forward pass instead of 64 simulations; a search guided by
+the new network can then find better moves still, and the loop goes round again.
+
+Two steps, each a command.
+
+``ten distill generate TEACHER --games N --seed S [--levels 6-10] [--jobs J] -o DATA.npz``
+    The teacher, a search agent (``search``, ``search:<budget>``, ``search:<model>:<budget>``;
+    not ``oracle...``, which sees the deck order: its targets would teach moves that depend
+    on cards nobody can see), plays N solitaire games against JEN at each level: game i of
+    a level on deck seed S + i, the teacher reset with the seed
+    :func:`agents.tournament.seeded_games` gives it (so ``ten eval TEACHER --levels L
+    --games N --seed S`` plays the very same games, and the data does not depend on
+    ``--jobs``). ``--bust-buy``, ``--payment``, ``--max-bid`` and ``--deck-file`` choose the
+    game, as for ``ten eval``. A progress bar counts the games; the last line says how
+    many decisions were written and how often the teacher won at each level.
+
+    Keep the deck seeds of the data away from those of the evaluation: ``ten eval`` plays
+    seeds 0 to games - 1 by default, so generate with, say, ``--seed 100000``; a network
+    evaluated on the games it was trained on would be measured on its homework.
+
+``ten distill train DATA.npz [DATA2.npz ...] --from MODEL -o NEW.zip``
+    Starts from the weights of ``MODEL`` (a shipped model's name such as ``ppo-jen``, or a
+    ``.zip``; read without unpickling, :func:`agents.safe_load.load_model`) and trains its
+    policy and value networks on the data by minibatch Adam (``--epochs 4 --lr 1e-4
+    --batch 512 --value-weight 0.5``). A share of the *games* (``--holdout 0.1``, drawn
+    with ``--seed``) is kept apart, whole, for validation: the decisions of one game are
+    alike, and a game split between both sides would flatter the validation. After each
+    epoch one line gives the training and validation policy loss and value loss and the
+    validation agreement (the share of decisions where the network's likeliest move is one
+    the search visited most, ties included); the starting weights are measured the same way
+    first (epoch "start"), so that the last line can say whether the kept epoch beats them.
+    The weights of the epoch (1 to ``--epochs``) with the lowest validation loss are kept
+    and saved as a MaskablePPO ``.zip`` that ``ten eval``, ``ten play`` and
+    ``agents.PolicyAgent`` load without trusting it, with its card ``NEW.json`` beside it:
+    the starting model, the data files (teacher, levels, games, decisions), the settings,
+    the losses of every epoch, the time and the machine. The optimizer state in the file
+    starts afresh, for PPO to go on from it (``train.init_from`` in a config); the card's
+    ``training_steps`` are the PPO steps of the starting model.
+
+What the data holds: one row per decision of the teacher (a decision with a single legal
+move has nothing to teach and is not written; the engine plays such moves itself, so in
+practice there are none), in the order of levels, then games, then moves:
+
+- ``observation`` (float32, decisions x 463): the ``observation["observation"]`` vector;
+- ``mask`` (bool, decisions x actions): the legal actions, ``observation["action_mask"]``;
+- ``policy`` (float32, decisions x actions): the **policy target**, the search's visit
+  counts normalised to sum to 1, zero on illegal actions;
+- ``value`` (float32): the search's mean value at the root, (result + margin / 20) / 2 in
+  its own terms (:func:`agents.search.outcome_value`), kept for study, not trained on;
+- ``level`` (int8) and ``game`` (int32, 0 to N - 1 within the level; its deck seed is
+  S + game);
+- ``reward`` (float32): the **value target**, the game's outcome as the environment's
+  ``reward="margin"`` gives it: (teacher's score - JEN's) / 20, clipped to [-1, 1]; the
+  same for every decision of a game;
+- ``win`` (float32): 1.0 if the teacher won the game, 0.0 if not (JEN wins ties);
+- ``meta``: a JSON string: ``format``, ``teacher``, ``levels``, ``games_per_level``,
+  ``seed``, ``rules``, ``wins_per_level``, ``decisions``, ``single_move_decisions``,
+  ``seconds``, ``jobs``, ``ten_env_version``.
+
+The training loss of a decision is the cross-entropy between its policy target and the
+network's masked policy, plus ``value_weight`` times the squared error between the value
+head and ``reward``. The cross-entropy cannot fall below the targets' own entropy
+(printed before training): what is left above it is what the network still disagrees with.
+
+One round, on the 2-core development machine (about 2.6 decisions a second per core with
+``search:ppo-jen:64``, some 55 decisions a game)::
+
+    ten distill generate search:ppo-jen:64 --levels 6-10 --games 200 --seed 100000 -o round1.npz
+    ten distill train round1.npz --from ppo-jen -o runs/distill/round1.zip
+    ten eval runs/distill/round1.zip --levels 4-10 --games 1000
+
+and the next round searches with the new network: the registry takes a model path in a
+search spec, ``search:runs/distill/round1.zip:64`` (any path without a colon; the file is
+loaded as safely as ``ten eval`` loads it)::
+
+    ten distill generate search:runs/distill/round1.zip:64 --games 200 --seed 200000 -o round2.npz
+    ten distill train round1.npz round2.npz --from runs/distill/round1.zip -o runs/distill/round2.zip
+
+From Python: :func:`generate` and :func:`save_data`, :func:`load_data`, :func:`train_network`.
+torch is imported only inside the functions that train.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.registry import make_agent
+from agents.tournament import play_game, seeded_games
+from ten_env import Game, Rules
+from ten_env import observation as O
+from ten_env.actions import BID_BASE, num_actions
+from ten_env.env import final_rewards
+from ten_env.rules import JEN_LEVELS
+
+from .options import (add_jobs_argument, add_rules_arguments, at_least, parse_levels, rules_from_args, span)
+from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
+
+FORMAT = "ten-distill/1"
+DEFAULT_LEVELS = "6-10"  # where ppo-jen loses most of its games: there the search has most to teach
+TEACHERS_HELP = "search, search:<budget>, search:<model>:<budget> or search:<model> (e.g. search:ppo-jen:64)"
+#: Every array a data file holds, with its dtype (``meta`` aside).
+ARRAYS = {"observation": np.float32, "mask": np.bool_, "policy": np.float32, "value": np.float32,
+          "level": np.int8, "game": np.int32, "reward": np.float32, "win": np.float32}
+EVAL_DECKS = 1000  # ten eval --games 1000 plays deck seeds 0-999: data on those decks would be measured on itself
+SEAT = 0  # the searching seat: in the solitaire game the agent always sits in seat 0, JEN in seat 1
+
+
+# ---------------------------------------------------------------------------- generating
+
+
+def check_teacher(spec) -> str:
+    """The teacher's spec, stripped, if it names a search agent that plays fair; ``ValueError`` otherwise."""
+    spec = spec.strip() if isinstance(spec, str) else ""
+    kind = spec.partition(":")[0]
+    if kind == "oracle":
+        raise ValueError(f"teacher {spec!r} sees the deck order, so its decisions would teach moves that "
+                         f"depend on cards nobody can see; use a search agent: {TEACHERS_HELP}")
+    if kind != "search":
+        raise ValueError(f"teacher {spec or '(empty)'!r} is not a search agent: the targets are a search's "
+                         f"visit counts; use {TEACHERS_HELP}")
+    return spec
+
+
+def _level_rules(rules: dict | None, level: int) -> dict:
+    base = dict(rules or {})
+    for key in ("num_players", "jen_level"):
+        if key in base:
+            raise ValueError(f"rules key {key!r} is not allowed: the data is the solitaire game (2 players), "
+                             f"its JEN levels set by levels")
+    try:
+        checked = Rules(**base, num_players=2, jen_level=level)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"rules: {exc}") from None
+    return {name: getattr(checked, name) for name in Rules.field_names()}
+
+
+class _Scribe:
+    """Plays the teacher's moves and writes down, for each, what the search behind it found."""
+
+    def __init__(self, teacher):
+        self.teacher = teacher
+        self.rows: list[tuple] = []  # (observation, mask, policy, value)
+        self.single_moves = 0
+
+    def act(self, observation: dict, info: dict) -> int:
+        decision = self.teacher.search(observation, info)
+        if len(decision.actions) < 2:  # nothing to choose, nothing to teach
+            self.single_moves += 1
+            return decision.action
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        visits = np.asarray(decision.visits, dtype=np.float64)
+        policy = np.zeros(mask.shape[0], dtype=np.float32)
+        policy[decision.actions] = visits / visits.sum()
+        self.rows.append((np.asarray(observation["observation"], dtype=np.float32), mask, policy,
+                          np.float32(decision.value)))
+        return decision.action
+
+
+def play_teacher_chunk(chunk: Chunk, cache: dict) -> dict:
+    """The games of ``chunk`` played by its teacher, every decision written down (one dict of arrays).
+
+    Module-level, so that :func:`train.runner.run_chunks` can run it on worker processes.
+    """
+    (teacher,) = seat_agents(chunk.specs, cache, chunk.trust)
+    rules = Rules(**chunk.rules)
+    n = num_actions(rules.max_bid)
+
+    def play(deck_seed: int, order: list[int]):
+        game = Game(rules, seed=deck_seed)
+        scribe = _Scribe(teacher)
+        play_game(game, [scribe])
+        return game, scribe
+
+    parts = {name: [] for name in ARRAYS}
+    wins = single_moves = 0
+    for k, ((game, scribe), _) in enumerate(seeded_games([teacher], rules, chunk.games, chunk.first_seed,
+                                                         play=play)):
+        won = game.winners() == [SEAT]  # a tie is JEN's
+        wins += won
+        single_moves += scribe.single_moves
+        count = len(scribe.rows)
+        if count:
+            observations, masks, policies, values = zip(*scribe.rows)
+            parts["observation"].append(np.stack(observations))
+            parts["mask"].append(np.stack(masks))
+            parts["policy"].append(np.stack(policies))
+            parts["value"].append(np.array(values, dtype=np.float32))
+        parts["level"].append(np.full(count, rules.jen_level, dtype=np.int8))
+        parts["game"].append(np.full(count, k, dtype=np.int32))  # within the chunk; the caller adds its start
+        parts["reward"].append(np.full(count, final_rewards(game, SEAT, "margin"), dtype=np.float32))
+        parts["win"].append(np.full(count, float(won), dtype=np.float32))
+    arrays = _concatenate(parts, n)
+    return {"arrays": arrays, "wins": wins, "single_moves": single_moves}
+
+
+def _concatenate(parts: dict, n_actions: int) -> dict:
+    widths = {"observation": (O.SIZE,), "mask": (n_actions,), "policy": (n_actions,)}
+    return {name: (np.concatenate(parts[name]) if parts[name]
+                   else np.zeros((0, *widths.get(name, ())), dtype=dtype)).astype(dtype, copy=False)
+            for name, dtype in ARRAYS.items()}
+
+
+def generate(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs: int | None = None,
+             rules: dict | None = None, progress: bool = False) -> dict:
+    """Play ``games`` games of ``teacher`` against JEN at each of ``levels``; the data (see the module doc).
+
+    Returns ``{"arrays": {name: array}, "meta": {...}}``, as :func:`save_data` writes it and
+    :func:`load_data` reads it back. ``rules``: :class:`ten_env.Rules` fields but
+    ``num_players`` and ``jen_level`` (``bust_buy``, ``payment``, ``max_bid``, ``deck_file``).
+    The arrays do not depend on ``jobs`` (worker processes; default all cores).
+    """
+    teacher = check_teacher(teacher)
+    levels = parse_levels(levels)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a whole number of at least 1, got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a whole number, 0 or more, got {seed!r}")
+    jobs = default_jobs() if jobs is None else jobs
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+    matchups = [((teacher,), _level_rules(rules, level)) for level in levels]
+    from ten_env.deck import load as load_deck
+
+    load_deck(matchups[0][1]["deck_file"])  # an unreadable deck file fails here, with its reason
+    cache: dict = {}
+    (agent,) = seat_agents((teacher,), cache)  # a bad model name fails here, before any worker starts
+    _check_teacher_agent(teacher, agent, matchups[0][1]["max_bid"])
+    if jobs > 1:
+        cache.clear()  # the workers load their own
+
+    start = time.perf_counter()
+    results: dict[tuple[int, int], dict] = {}
+    run_chunks(chunks(matchups, games, seed, jobs), play_teacher_chunk, jobs, cache,
+               lambda task, result: results.__setitem__((task.index, task.first_seed), result),
+               progress=progress, desc="generating")
+    seconds = time.perf_counter() - start
+
+    n = num_actions(matchups[0][1]["max_bid"])
+    parts = {name: [] for name in ARRAYS}
+    wins = [0] * len(levels)
+    single_moves = 0
+    for (index, first_seed), result in sorted(results.items()):  # levels, then games: whatever finished first
+        for name in ARRAYS:
+            array = result["arrays"][name]
+            parts[name].append(array + (first_seed - seed) if name == "game" else array)
+        wins[index] += result["wins"]
+        single_moves += result["single_moves"]
+    arrays = _concatenate(parts, n)
+    rules_used = {key: value for key, value in matchups[0][1].items() if key != "jen_level"}
+    meta = {
+        "format": FORMAT, "teacher": teacher, "levels": levels, "games_per_level": games, "seed": seed,
+        "rules": rules_used, "wins_per_level": wins, "decisions": int(len(arrays["policy"])),
+        "single_move_decisions": single_moves, "seconds": round(seconds, 1), "jobs": jobs,
+        "ten_env_version": _version(),
+    }
+    return {"arrays": arrays, "meta": meta}
+
+
+def _check_teacher_agent(spec: str, agent, max_bid: int) -> None:
+    from agents import SearchAgent
+
+    if not isinstance(agent, SearchAgent) or getattr(agent, "sees_deck_order", False):
+        raise ValueError(f"teacher {spec!r} is not a fair search agent; use {TEACHERS_HELP}")
+    model = getattr(agent.model, "model", None)
+    n = getattr(getattr(model, "action_space", None), "n", None)
+    if n is not None and int(n) != num_actions(max_bid):
+        raise ValueError(f"teacher {spec!r}: its model has {int(n)} actions but the game has "
+                         f"{num_actions(max_bid)} (max_bid={max_bid}); generate with "
+                         f"--max-bid {int(n) - BID_BASE - 1}")
+
+
+def _version() -> str:
+    from .cli import version
+
+    return version()
+
+
+def check_output(path, suffix: str, what: str, overwrite: bool, beside: tuple[str, ...] = ()) -> Path:
+    """``-o`` for a file: it ends in ``suffix``, is not a folder, and neither it nor the files
+    ``beside`` it (other suffixes of the same name) exist unless ``overwrite``. Writes nothing."""
+    text = str(path).strip() if path is not None else ""
+    if not text:
+        raise ValueError(f"-o is empty: give a {suffix} file for {what}")
+    path = Path(text)
+    if path.suffix.lower() != suffix:
+        raise ValueError(f"-o {text!r}: {what} is a {suffix} file (e.g. {path.stem or 'out'}{suffix})")
+    if path.is_dir():
+        raise ValueError(f"-o {text!r} is a folder: give a {suffix} file for {what}")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise ValueError(f"-o {text!r}: {str(path.parent)!r} is a file, not a folder")
+    old = [str(p) for p in (path, *(path.with_suffix(s) for s in beside)) if p.exists()]
+    if old and not overwrite:
+        raise ValueError(f"-o {text!r}: {' and '.join(repr(p) for p in old)} already exist"
+                         f"{'s' if len(old) == 1 else ''}: use --overwrite to replace "
+                         f"{'it' if len(old) == 1 else 'them'}, or another -o")
+    return path
+
+
+def _writable_folder(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write to {str(path.parent)!r}: {exc.strerror or exc}") from None
+
+
+def _replace_atomically(path: Path, write) -> None:
+    """``write(tmp)`` then rename onto ``path``: an interrupted run leaves no half-written file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_data(data: dict, path) -> Path:
+    """Write ``data`` (from :func:`generate`) as one compressed ``.npz``."""
+    path = Path(path)
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as handle:  # a file object: numpy would add .npz to a name
+            np.savez_compressed(handle, meta=np.array(json.dumps(data["meta"])), **data["arrays"])
+
+    try:
+        _replace_atomically(path, write)
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    return path
+
+
+def load_data(path) -> dict:
+    """A data file of ``ten distill generate``, read without unpickling; ``ValueError`` saying what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"data file {str(path)!r} does not exist" if not path.exists()
+                         else f"data file {str(path)!r} is not a file")
+    not_data = f"{str(path)!r} is not a data file of ten distill generate"
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            missing = [name for name in ("meta", *ARRAYS) if name not in archive.files]
+            if missing:
+                raise ValueError(f"{not_data}: it has no {', '.join(missing)}")
+            meta = json.loads(str(archive["meta"]))
+            arrays = {name: archive[name] for name in ARRAYS}
+    except ValueError as exc:
+        if str(exc).startswith(not_data):
+            raise
+        raise ValueError(f"{not_data} ({exc})") from None
+    except Exception as exc:  # a zip of the wrong kind fails in many ways inside numpy
+        raise ValueError(f"{not_data} ({type(exc).__name__}: {exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{not_data}: its meta is not {FORMAT}")
+    rows = len(arrays["policy"])
+    shapes = {name: array.shape for name, array in arrays.items()}
+    if any(len(shape) != (2 if name in ("observation", "mask", "policy") else 1) or shape[0] != rows
+           for name, shape in shapes.items()) or shapes["mask"] != shapes["policy"]:
+        raise ValueError(f"{not_data}: its arrays do not fit together ({shapes})")
+    return {"arrays": arrays, "meta": meta, "path": str(path)}
+
+
+def summary(data: dict, path) -> str:
+    """The one line ``ten distill generate`` ends with."""
+    meta = data["meta"]
+    n = meta["games_per_level"]
+    rates = ", ".join(f"JEN {level} {100 * w / n:.0f}%" for level, w in zip(meta["levels"], meta["wins_per_level"]))
+    games = n * len(meta["levels"])
+    return (f"saved {path}: {meta['decisions']} decisions from {games} games ({n} per level); "
+            f"{meta['teacher']} won {rates}; {_duration(meta['seconds'])}")
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{seconds:.1f} s"
+
+
+# ---------------------------------------------------------------------------- training
+
+
+def _model_facts(path: Path) -> tuple[tuple, int]:
+    """(observation shape, action count) of a model file, from its plain fields."""
+    from agents.safe_load import action_space, observation_shape, read_data
+
+    data = read_data(path)
+    return observation_shape(path, data), int(action_space(path, data).n)
+
+
+def _losses(policy, observations, masks, targets, rewards, batch: int = 4096) -> dict:
+    """Mean policy cross-entropy, value squared error and argmax agreement over the rows given."""
+    import torch
+
+    total = {"policy_loss": 0.0, "value_loss": 0.0, "agreement": 0.0}
+    rows = len(targets)
+    if not rows:
+        return {key: float("nan") for key in total}
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        for start in range(0, rows, batch):
+            part = slice(start, start + batch)
+            log_probs, values = _forward(policy, observations[part], masks[part])
+            total["policy_loss"] += float(-(targets[part] * log_probs).sum(1).sum())
+            total["value_loss"] += float(((values - rewards[part]) ** 2).sum())
+            # Agreement: the network's first choice is a move the search visited most (ties are
+            # common with a small budget, and any of the tied moves is the search's argmax).
+            most = targets[part] >= targets[part].max(1, keepdim=True).values
+            total["agreement"] += float(most.gather(1, log_probs.argmax(1, keepdim=True)).sum())
+    return {key: value / rows for key, value in total.items()}
+
+
+def _forward(policy, observations, masks):
+    """The masked log-probabilities and the values, as the agent's policy computes them to play."""
+    distribution = policy.get_distribution(observations, action_masks=masks)
+    return distribution.distribution.logits, policy.predict_values(observations)[:, 0]
+
+
+def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Row indices (training, validation): whole games held out; and the number of games."""
+    keys = np.concatenate([
+        np.stack([np.full(len(d["arrays"]["game"]), i, dtype=np.int64), d["arrays"]["level"].astype(np.int64),
+                  d["arrays"]["game"].astype(np.int64)], axis=1)
+        for i, d in enumerate(datasets)])
+    games, group = np.unique(keys, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    n_games = len(games)
+    if n_games < 2:
+        raise ValueError(f"the data holds {n_games} game{'s' if n_games != 1 else ''} with decisions: "
+                         f"at least 2 are needed to hold some out for validation")
+    held = min(n_games - 1, max(1, round(holdout * n_games)))
+    chosen = np.random.default_rng(seed).choice(n_games, size=held, replace=False)
+    is_held = np.isin(group, chosen)
+    return np.flatnonzero(~is_held), np.flatnonzero(is_held), n_games
+
+
+def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: float = 1e-4, batch: int = 512,
+                  value_weight: float = 0.5, holdout: float = 0.1, seed: int = 0, overwrite: bool = False,
+                  echo=print) -> dict:
+    """Train ``start``'s network on the data files, save it at ``out`` (a ``.zip``) with its card
+    (``.json`` beside it); the card, as a dict. ``echo`` gets one line per epoch (``None``: quiet).
+
+    See the module docstring for the losses, the validation and what the card holds.
+    """
+    if not data_paths:
+        raise ValueError("give at least one data file of ten distill generate")
+    for name, value, low in (("epochs", epochs, 1), ("batch", batch, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be a whole number of at least {low}, got {value!r}")
+    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
+        raise ValueError(f"lr must be a number above 0, got {lr!r}")
+    if not (isinstance(value_weight, (int, float)) and math.isfinite(value_weight) and value_weight >= 0):
+        raise ValueError(f"value_weight must be a number, 0 or more, got {value_weight!r}")
+    if not (isinstance(holdout, (int, float)) and 0 < holdout < 1):
+        raise ValueError(f"holdout must be a share of the games above 0 and below 1, got {holdout!r}")
+    out = check_output(out, ".zip", "the model", overwrite, beside=(".json",))
+    from .config import model_path
+
+    try:
+        start_path = model_path(start)
+    except ValueError as exc:
+        raise ValueError(f"--from: {exc}") from None
+    shape, n_actions = _model_facts(start_path)
+    datasets = [load_data(path) for path in data_paths]
+    for data in datasets:
+        obs_size, data_actions = data["arrays"]["observation"].shape[1], data["arrays"]["mask"].shape[1]
+        if (obs_size,) != shape or data_actions != n_actions:
+            raise ValueError(
+                f"data file {data['path']!r} has observations of {obs_size} floats and {data_actions} actions, "
+                f"but the starting model {start!r} has observations of {shape[0] if len(shape) == 1 else shape} "
+                f"floats and {n_actions} actions: distill into a model made for the same game")
+    _writable_folder(out)
+
+    import torch
+
+    import ten_env
+    from agents.safe_load import load_model, load_policy, model_card
+
+    began = time.perf_counter()
+    torch.manual_seed(seed)
+    max_bid = n_actions - BID_BASE - 1
+    model = load_model(start_path, env=ten_env.SoloEnv(jen_level=JEN_LEVELS[0], max_bid=max_bid), device="cpu")
+    policy = model.policy
+
+    def stacked(name, dtype):
+        return torch.as_tensor(np.concatenate([d["arrays"][name] for d in datasets]).astype(dtype, copy=False))
+
+    observations, masks = stacked("observation", np.float32), stacked("mask", np.bool_)
+    targets, rewards = stacked("policy", np.float32), stacked("reward", np.float32)
+    train_rows, valid_rows, n_games = _split_games(datasets, holdout, seed)
+    train_idx, valid_idx = torch.as_tensor(train_rows), torch.as_tensor(valid_rows)
+
+    def measure(rows) -> dict:
+        return _losses(policy, observations[rows], masks[rows], targets[rows], rewards[rows])
+
+    positive = targets > 0
+    floor = float(-(targets[positive] * targets[positive].log()).sum() / len(targets))
+    say = echo or (lambda line: None)
+    say(f"{len(targets)} decisions from {n_games} games, {len(valid_rows)} of them in the held-out games; "
+        f"the targets' entropy (the policy loss's floor) is {floor:.3f}")
+
+    def record(epoch: int, trained: dict, valid: dict) -> dict:
+        entry = {"epoch": epoch,
+                 "train_policy_loss": trained["policy_loss"], "train_value_loss": trained["value_loss"],
+                 "validation_policy_loss": valid["policy_loss"], "validation_value_loss": valid["value_loss"],
+                 "validation_loss": valid["policy_loss"] + value_weight * valid["value_loss"],
+                 "validation_agreement": valid["agreement"]}
+        label = "start" if epoch == 0 else f"{epoch}/{epochs}"
+        say(f"epoch {label:>5}  train: policy {trained['policy_loss']:.4f} value {trained['value_loss']:.4f}  "
+            f"validation: policy {valid['policy_loss']:.4f} value {valid['value_loss']:.4f} "
+            f"agreement {100 * valid['agreement']:.1f}%")
+        return entry
+
+    history = [record(0, measure(train_idx), measure(valid_idx))]
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+    generator = torch.Generator().manual_seed(seed)
+    best, best_state = None, None
+    for epoch in range(1, epochs + 1):
+        policy.set_training_mode(True)
+        order = train_idx[torch.randperm(len(train_idx), generator=generator)]
+        for first in range(0, len(order), batch):
+            rows = order[first:first + batch]
+            log_probs, values = _forward(policy, observations[rows], masks[rows])
+            policy_loss = -(targets[rows] * log_probs).sum(1).mean()
+            value_loss = torch.nn.functional.mse_loss(values, rewards[rows])
+            optimizer.zero_grad()
+            (policy_loss + value_weight * value_loss).backward()
+            optimizer.step()
+        entry = record(epoch, measure(train_idx), measure(valid_idx))
+        history.append(entry)
+        if best is None or entry["validation_loss"] < best["validation_loss"]:
+            best, best_state = entry, copy.deepcopy(policy.state_dict())
+    policy.load_state_dict(best_state)
+    policy.set_training_mode(False)
+    # PPO going on from this file starts its optimizer afresh: the saved moments were the starting model's.
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1),
+                                              **policy.optimizer_kwargs)
+    seconds = time.perf_counter() - began
+
+    def write(tmp: Path) -> None:
+        model.save(tmp)
+        load_policy(tmp)  # what ten eval and PolicyAgent will do: no unpickling, or no file
+
+    try:
+        _replace_atomically(out, write)
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
+    start_entry = history[0]
+    card = model_card(
+        model, name=out.stem,
+        method=("expert iteration (ten distill train): the starting model's network trained on a search's "
+                "decisions; training_steps are the starting model's PPO steps"),
+        started_from=start,
+        data=[{"file": d["path"], "teacher": d["meta"]["teacher"], "levels": d["meta"]["levels"],
+               "games_per_level": d["meta"]["games_per_level"], "seed": d["meta"]["seed"],
+               "games": d["meta"]["games_per_level"] * len(d["meta"]["levels"]),
+               "decisions": int(len(d["arrays"]["policy"])), "rules": d["meta"]["rules"]} for d in datasets],
+        epochs=epochs, learning_rate=lr, batch_size=batch, value_weight=value_weight, holdout=holdout, seed=seed,
+        games=n_games, train_decisions=int(len(train_rows)), validation_decisions=int(len(valid_rows)),
+        target_entropy=floor,
+        epoch_losses=history, kept_epoch=best["epoch"],
+        validation={key: best[key] for key in ("validation_policy_loss", "validation_value_loss",
+                                               "validation_loss", "validation_agreement")},
+        start_validation={key: start_entry[key] for key in ("validation_policy_loss", "validation_value_loss",
+                                                            "validation_loss", "validation_agreement")},
+        training_time=_duration(seconds), training_seconds=round(seconds, 1),
+        machine=_machine(torch.__version__), ten_env_version=_version(),
+    )
+    card_path = out.with_suffix(".json")
+    card_path.write_text(json.dumps(card, indent=2))
+    verdict = ("" if best["validation_loss"] < start_entry["validation_loss"]
+               else ": no epoch beat the starting weights on validation (less --lr, or more data?)")
+    say(f"kept epoch {best['epoch']} (validation loss {best['validation_loss']:.4f}, the starting weights' "
+        f"{start_entry['validation_loss']:.4f}){verdict}; saved {out} and {card_path}; {_duration(seconds)}")
+    return card
+
+
+def _machine(torch_version: str) -> str:
+    cores = os.cpu_count() or 1
+    return (f"{cores}-core {platform.machine() or 'unknown'} CPU, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}, torch {torch_version}")
+
+
+# ---------------------------------------------------------------------------- command line
+
+
+def _positive_float(flag: str):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
+        return value
+
+    parse.__name__ = flag.lstrip("-").replace("-", "_")
+    return parse
+
+
+def _weight(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a number, 0 or more, got {text!r}")
+    return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a share of the games above 0 and below 1 (e.g. 0.1), got {text!r}")
+    return value
+
+
+_weight.__name__, _share.__name__ = "value_weight", "holdout"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``ten distill generate`` and ``ten distill train``."""
+    steps = parser.add_subparsers(dest="step", metavar="STEP")
+    gen = steps.add_parser(
+        "generate", help="a search agent plays JEN; its decisions saved as training data (.npz)",
+        description="Play a search agent against JEN, GAMES games per level, and save every decision it "
+                    "makes with its visit counts (the policy target) and the game's outcome (the value target).")
+    gen.add_argument("teacher", metavar="TEACHER", help=f"the search agent: {TEACHERS_HELP}")
+    gen.add_argument("--levels", default=DEFAULT_LEVELS, metavar="LEVELS",
+                     help=f"JEN levels ({span(JEN_LEVELS)}, a list such as 6,8,10, or one level; "
+                          f"default {DEFAULT_LEVELS})")
+    gen.add_argument("--games", type=at_least(1, "--games"), required=True, metavar="N", help="games per level")
+    gen.add_argument("--seed", type=at_least(0, "--seed"), required=True, metavar="S",
+                     help="game i of each level uses deck seed S+i (keep away from the seeds you evaluate on: "
+                          "ten eval uses 0 to games-1 by default)")
+    add_jobs_argument(gen, "J")
+    add_rules_arguments(gen)
+    gen.add_argument("-o", "--out", required=True, metavar="DATA.npz", help="the data file to write")
+    gen.add_argument("--overwrite", action="store_true", help="replace the data file if it exists")
+    gen.set_defaults(run=run_generate)
+
+    fit = steps.add_parser(
+        "train", help="train a network on the data of ten distill generate",
+        description="Train a model's policy on the search's visit counts and its value on the games' "
+                    "outcomes, keeping the epoch with the best validation loss; save it as a MaskablePPO .zip.")
+    fit.add_argument("data", nargs="+", metavar="DATA.npz", help="data files of ten distill generate")
+    fit.add_argument("--from", dest="start", required=True, metavar="MODEL",
+                     help="the starting weights: a shipped model (ppo-jen, ...) or a model .zip")
+    fit.add_argument("--epochs", type=at_least(1, "--epochs"), default=4, metavar="N", help="default 4")
+    fit.add_argument("--lr", type=_positive_float("--lr"), default=1e-4, metavar="LR",
+                     help="Adam's learning rate (default 1e-4)")
+    fit.add_argument("--batch", type=at_least(1, "--batch"), default=512, metavar="N",
+                     help="decisions per minibatch (default 512)")
+    fit.add_argument("--value-weight", type=_weight, default=0.5, metavar="W",
+                     help="weight of the value loss beside the policy loss (default 0.5)")
+    fit.add_argument("--holdout", type=_share, default=0.1, metavar="SHARE",
+                     help="share of the games held out for validation (default 0.1)")
+    fit.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
+                     help="seeds the held-out games, the minibatches and torch (default 0)")
+    fit.add_argument("-o", "--out", required=True, metavar="MODEL.zip",
+                     help="the model to write (its card MODEL.json beside it)")
+    fit.add_argument("--overwrite", action="store_true", help="replace the model and its card if they exist")
+    fit.set_defaults(run=run_train)
+    parser.set_defaults(run=_no_step)
+
+
+def _no_step(args) -> int:
+    raise ValueError("ten distill needs a step: generate (a search agent's decisions as data) or train "
+                     "(a network on that data); see ten distill --help")
+
+
+def run_generate(args) -> int:
+    teacher = check_teacher(args.teacher)
+    levels = parse_levels(args.levels)
+    out = check_output(args.out, ".npz", "the data", args.overwrite)
+    rules = rules_from_args(args)
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    _writable_folder(out)
+    if jobs == 1:
+        _one_thread()
+    last_seed = args.seed + args.games - 1
+    if args.seed < EVAL_DECKS:
+        print(f"note: deck seeds {args.seed}-{last_seed} are among those ten eval plays by default (from 0; "
+              f"--games {EVAL_DECKS} plays 0-{EVAL_DECKS - 1}): evaluate on other seeds, or generate with "
+              f"--seed {EVAL_DECKS} or more", file=sys.stderr)
+    data = generate(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules, progress=True)
+    save_data(data, out)
+    print(summary(data, out))
+    return 0
+
+
+def _one_thread() -> None:
+    """One torch thread, as ten train and run_chunks' workers use: the networks are small, and a
+    second thread costs more than it gives (on a busy 2-core machine, the search ran dozens of times slower with two)."""
+    try:
+        import torch
+    except ImportError:  # a search without a model needs no torch
+        return
+    torch.set_num_threads(1)
+
+
+def run_train(args) -> int:
+    _one_thread()  # and the same weights from the same data, whatever the machine's cores
+    train_network(args.data, args.start, args.out, epochs=args.epochs, lr=args.lr, batch=args.batch,
+                  value_weight=args.value_weight, holdout=args.holdout, seed=args.seed, overwrite=args.overwrite,
+                  echo=lambda line: print(line, flush=True))
+    return 0
