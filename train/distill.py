@@ -69,8 +69,8 @@ network's masked policy, plus ``value_weight`` times the squared error between t
 head and ``reward``. The cross-entropy cannot fall below the targets' own entropy
 (printed before training): what is left above it is what the network still disagrees with.
 
-One round, on the 2-core development machine (about 2.6 decisions a second per core with
-``search:ppo-jen:64``, some 55 decisions a game)::
+One round (``search:ppo-jen:64`` made about 130 decisions a second on one job, some 52 a
+game, on the busy 2-core development machine: the 1000 games below take about 7 minutes)::
 
     ten distill generate search:ppo-jen:64 --levels 6-10 --games 200 --seed 100000 -o round1.npz
     ten distill train round1.npz --from ppo-jen -o runs/distill/round1.zip
@@ -102,7 +102,6 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.registry import make_agent
 from agents.tournament import play_game, seeded_games
 from ten_env import Game, Rules
 from ten_env import observation as O
@@ -110,7 +109,7 @@ from ten_env.actions import BID_BASE, num_actions
 from ten_env.env import final_rewards
 from ten_env.rules import JEN_LEVELS
 
-from .options import (add_jobs_argument, add_rules_arguments, at_least, parse_levels, rules_from_args, span)
+from .options import add_jobs_argument, add_rules_arguments, at_least, parse_levels, rules_from_args, span
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
@@ -119,6 +118,7 @@ TEACHERS_HELP = "search, search:<budget>, search:<model>:<budget> or search:<mod
 #: Every array a data file holds, with its dtype (``meta`` aside).
 ARRAYS = {"observation": np.float32, "mask": np.bool_, "policy": np.float32, "value": np.float32,
           "level": np.int8, "game": np.int32, "reward": np.float32, "win": np.float32}
+FROM_HINT = "ten distill train starts only from a model file that loads without unpickling (as ten train writes)"
 EVAL_DECKS = 1000  # ten eval --games 1000 plays deck seeds 0-999: data on those decks would be measured on itself
 SEAT = 0  # the searching seat: in the solitaire game the agent always sits in seat 0, JEN in seat 1
 
@@ -218,15 +218,10 @@ def _concatenate(parts: dict, n_actions: int) -> dict:
             for name, dtype in ARRAYS.items()}
 
 
-def generate(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs: int | None = None,
-             rules: dict | None = None, progress: bool = False) -> dict:
-    """Play ``games`` games of ``teacher`` against JEN at each of ``levels``; the data (see the module doc).
-
-    Returns ``{"arrays": {name: array}, "meta": {...}}``, as :func:`save_data` writes it and
-    :func:`load_data` reads it back. ``rules``: :class:`ten_env.Rules` fields but
-    ``num_players`` and ``jen_level`` (``bust_buy``, ``payment``, ``max_bid``, ``deck_file``).
-    The arrays do not depend on ``jobs`` (worker processes; default all cores).
-    """
+def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs: int | None = None,
+                    rules: dict | None = None) -> dict:
+    """Check every input of :func:`generate`, the teacher loaded once; what to play. Nothing is played:
+    the command line checks everything first, so that a mistake fails before any game."""
     teacher = check_teacher(teacher)
     levels = parse_levels(levels)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -245,7 +240,27 @@ def generate(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs
     _check_teacher_agent(teacher, agent, matchups[0][1]["max_bid"])
     if jobs > 1:
         cache.clear()  # the workers load their own
+    return {"teacher": teacher, "levels": levels, "games": games, "seed": seed, "jobs": jobs,
+            "matchups": matchups, "cache": cache}
 
+
+def generate(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs: int | None = None,
+             rules: dict | None = None, progress: bool = False) -> dict:
+    """Play ``games`` games of ``teacher`` against JEN at each of ``levels``; the data (see the module doc).
+
+    Returns ``{"arrays": {name: array}, "meta": {...}}``, as :func:`save_data` writes it and
+    :func:`load_data` reads it back. ``rules``: :class:`ten_env.Rules` fields but
+    ``num_players`` and ``jen_level`` (``bust_buy``, ``payment``, ``max_bid``, ``deck_file``).
+    The arrays do not depend on ``jobs`` (worker processes; default all cores).
+    """
+    plan = plan_generation(teacher, levels=levels, games=games, seed=seed, jobs=jobs, rules=rules)
+    return play_generation(plan, progress=progress)
+
+
+def play_generation(plan: dict, progress: bool = False) -> dict:
+    """Play what :func:`plan_generation` checked; the data of :func:`generate`."""
+    teacher, levels, games, seed, jobs = (plan[key] for key in ("teacher", "levels", "games", "seed", "jobs"))
+    matchups, cache = plan["matchups"], plan["cache"]
     start = time.perf_counter()
     results: dict[tuple[int, int], dict] = {}
     run_chunks(chunks(matchups, games, seed, jobs), play_teacher_chunk, jobs, cache,
@@ -267,7 +282,7 @@ def generate(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs
     rules_used = {key: value for key, value in matchups[0][1].items() if key != "jen_level"}
     meta = {
         "format": FORMAT, "teacher": teacher, "levels": levels, "games_per_level": games, "seed": seed,
-        "rules": rules_used, "wins_per_level": wins, "decisions": int(len(arrays["policy"])),
+        "rules": rules_used, "wins_per_level": wins, "decisions": len(arrays["policy"]),
         "single_move_decisions": single_moves, "seconds": round(seconds, 1), "jobs": jobs,
         "ten_env_version": _version(),
     }
@@ -476,9 +491,9 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
 
     try:
         start_path = model_path(start)
+        shape, n_actions = _model_facts(start_path)
     except ValueError as exc:
         raise ValueError(f"--from: {exc}") from None
-    shape, n_actions = _model_facts(start_path)
     datasets = [load_data(path) for path in data_paths]
     for data in datasets:
         obs_size, data_actions = data["arrays"]["observation"].shape[1], data["arrays"]["mask"].shape[1]
@@ -492,12 +507,15 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     import torch
 
     import ten_env
-    from agents.safe_load import load_model, load_policy, model_card
+    from agents.safe_load import RESUME_HINT, load_model, load_policy, model_card
 
     began = time.perf_counter()
     torch.manual_seed(seed)
     max_bid = n_actions - BID_BASE - 1
-    model = load_model(start_path, env=ten_env.SoloEnv(jen_level=JEN_LEVELS[0], max_bid=max_bid), device="cpu")
+    try:
+        model = load_model(start_path, env=ten_env.SoloEnv(jen_level=JEN_LEVELS[0], max_bid=max_bid), device="cpu")
+    except ValueError as exc:  # only what loads without unpickling: no --trust-model here
+        raise ValueError(f"--from: {str(exc).replace(RESUME_HINT, FROM_HINT)}") from None
     policy = model.policy
 
     def stacked(name, dtype):
@@ -572,9 +590,9 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         data=[{"file": d["path"], "teacher": d["meta"]["teacher"], "levels": d["meta"]["levels"],
                "games_per_level": d["meta"]["games_per_level"], "seed": d["meta"]["seed"],
                "games": d["meta"]["games_per_level"] * len(d["meta"]["levels"]),
-               "decisions": int(len(d["arrays"]["policy"])), "rules": d["meta"]["rules"]} for d in datasets],
+               "decisions": len(d["arrays"]["policy"]), "rules": d["meta"]["rules"]} for d in datasets],
         epochs=epochs, learning_rate=lr, batch_size=batch, value_weight=value_weight, holdout=holdout, seed=seed,
-        games=n_games, train_decisions=int(len(train_rows)), validation_decisions=int(len(valid_rows)),
+        games=n_games, train_decisions=len(train_rows), validation_decisions=len(valid_rows),
         target_entropy=floor,
         epoch_losses=history, kept_epoch=best["epoch"],
         validation={key: best[key] for key in ("validation_policy_loss", "validation_value_loss",
@@ -696,15 +714,15 @@ def run_generate(args) -> int:
     out = check_output(args.out, ".npz", "the data", args.overwrite)
     rules = rules_from_args(args)
     jobs = default_jobs() if args.jobs is None else args.jobs
-    _writable_folder(out)
     if jobs == 1:
         _one_thread()
-    last_seed = args.seed + args.games - 1
+    plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules)
+    _writable_folder(out)  # made only once everything else is known to be right
     if args.seed < EVAL_DECKS:
-        print(f"note: deck seeds {args.seed}-{last_seed} are among those ten eval plays by default (from 0; "
-              f"--games {EVAL_DECKS} plays 0-{EVAL_DECKS - 1}): evaluate on other seeds, or generate with "
-              f"--seed {EVAL_DECKS} or more", file=sys.stderr)
-    data = generate(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules, progress=True)
+        print(f"note: deck seeds {args.seed}-{args.seed + args.games - 1} are among those ten eval plays by "
+              f"default (from 0; --games {EVAL_DECKS} plays 0-{EVAL_DECKS - 1}): evaluate on other seeds, or "
+              f"generate with --seed {EVAL_DECKS} or more", file=sys.stderr)
+    data = play_generation(plan, progress=True)
     save_data(data, out)
     print(summary(data, out))
     return 0

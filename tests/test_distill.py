@@ -1,0 +1,341 @@
+"""``ten distill``: a search agent's decisions as data (``generate``), a network trained on them
+(``train``), and the refusals of both, each one line without a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents import PolicyAgent, play_games
+from agents.registry import make_agent
+from ten_env import Game, Rules
+from ten_env import observation as O
+from train import distill as D
+from train.cli import main
+
+TEACHER = "search:ppo-jen:4"  # the real teacher's kind, on a budget a test can afford
+LEVELS, GAMES, SEED = [6, 9], 2, 5
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    # As ten distill does: on a busy 2-core machine a second thread makes the small batches crawl.
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def generated():
+    return D.generate(TEACHER, levels=LEVELS, games=GAMES, seed=SEED, jobs=1)
+
+
+@pytest.fixture(scope="module")
+def data_file(generated, tmp_path_factory):
+    return D.save_data(generated, tmp_path_factory.mktemp("data") / "data.npz")
+
+
+def _one_line_error(capsys, argv, *phrases):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and captured.err.startswith("ten: error: "), captured.err
+    assert "Traceback" not in captured.err
+    for phrase in phrases:
+        assert phrase in captured.err, captured.err
+    return captured.err
+
+
+# --------------------------------------------------------------------------- generate
+
+
+def test_the_data_holds_a_target_for_every_decision(generated, data_file):
+    arrays, meta = generated["arrays"], generated["meta"]
+    rows = meta["decisions"]
+    assert rows == len(arrays["policy"]) > 50
+    assert arrays["observation"].shape == (rows, O.SIZE)
+    n = Game(Rules()).num_actions
+    assert arrays["mask"].shape == arrays["policy"].shape == (rows, n)
+    for name, dtype in D.ARRAYS.items():
+        assert arrays[name].dtype == dtype, name
+    policy, mask = arrays["policy"], arrays["mask"]
+    np.testing.assert_allclose(policy.sum(1), 1.0, atol=1e-6)
+    assert (policy[~mask] == 0).all() and (policy >= 0).all()
+    assert (mask.sum(1) >= 2).all()  # a single legal move teaches nothing
+    assert meta["single_move_decisions"] == 0  # the engine plays those itself
+    # the targets are visit counts over a budget of 4: multiples of 1/4
+    np.testing.assert_allclose(policy * 4, np.round(policy * 4), atol=1e-6)
+    assert (np.abs(arrays["value"]) <= 1).all()
+    assert sorted(set(arrays["level"].tolist())) == LEVELS
+    for level in LEVELS:
+        assert sorted(set(arrays["game"][arrays["level"] == level].tolist())) == list(range(GAMES))
+    assert (np.diff(arrays["level"].astype(int) * 1000 + arrays["game"]) >= 0).all()  # levels, games, moves
+    assert meta["teacher"] == TEACHER and meta["levels"] == LEVELS and meta["games_per_level"] == GAMES
+    assert meta["seed"] == SEED and meta["rules"]["max_bid"] == 40 and meta["rules"]["num_players"] == 2
+    assert meta["ten_env_version"] and meta["seconds"] >= 0
+
+    loaded = D.load_data(data_file)
+    assert loaded["meta"] == meta
+    for name in D.ARRAYS:
+        np.testing.assert_array_equal(loaded["arrays"][name], arrays[name])
+
+
+def test_rows_replay_the_games_move_by_move(generated):
+    """Each level's games played again from their seeds: the same views, masks, targets and outcomes."""
+    arrays = generated["arrays"]
+    teacher = make_agent(TEACHER, seed=0)
+    row = 0
+    for level in LEVELS:
+        for game_index in range(GAMES):
+            teacher.reset(seed=SEED + game_index)  # as seeded_games resets the agent in seat 0
+            game = Game(Rules(jen_level=level), seed=SEED + game_index)
+            first = row
+            while not game.is_over:
+                observation, info = O.agent_view(game, 0)
+                decision = teacher.search(observation, info)
+                assert arrays["level"][row] == level and arrays["game"][row] == game_index
+                np.testing.assert_array_equal(arrays["observation"][row], observation["observation"])
+                np.testing.assert_array_equal(arrays["mask"][row], observation["action_mask"].astype(bool))
+                assert arrays["mask"][row].nonzero()[0].tolist() == sorted(game.legal_actions())
+                assert np.argmax(arrays["policy"][row]) in decision.actions
+                visits = np.zeros(game.num_actions)
+                visits[decision.actions] = decision.visits
+                np.testing.assert_allclose(arrays["policy"][row], visits / visits.sum(), atol=1e-7)
+                assert arrays["value"][row] == pytest.approx(decision.value, abs=1e-6)
+                game.act(decision.action)
+                row += 1
+            scores = game.scores()
+            assert (arrays["reward"][first:row] == np.float32(np.clip((scores[0] - scores[1]) / 20, -1, 1))).all()
+            assert (arrays["win"][first:row] == float(scores[0] > scores[1])).all()  # JEN wins ties
+    assert row == len(arrays["policy"])
+
+
+def test_wins_are_those_of_play_games_on_the_same_seeds(generated):
+    meta, arrays = generated["meta"], generated["arrays"]
+    for level, wins in zip(LEVELS, meta["wins_per_level"]):
+        results = play_games([make_agent(TEACHER, seed=0)], Rules(jen_level=level), n=GAMES, seed=SEED)
+        assert results.wins[0] == wins
+        at_level = arrays["level"] == level
+        per_game = {int(g): float(w) for g, w in zip(arrays["game"][at_level], arrays["win"][at_level])}
+        assert sum(per_game.values()) == wins
+
+
+def test_cli_on_two_workers_writes_the_same_data(generated, tmp_path, capsys):
+    out = tmp_path / "two.npz"
+    assert main(["distill", "generate", TEACHER, "--levels", "6,9", "--games", str(GAMES), "--seed", str(SEED),
+                 "--jobs", "2", "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    meta = generated["meta"]
+    assert captured.out.startswith(f"saved {out}: {meta['decisions']} decisions from 4 games (2 per level); "
+                                   f"{TEACHER} won JEN 6 ")
+    assert captured.out.count("\n") == 1
+    assert "deck seeds 5-6 are among those ten eval plays" in captured.err  # the seeds overlap ten eval's
+    data = D.load_data(out)
+    assert data["meta"]["jobs"] == 2 and data["meta"]["wins_per_level"] == meta["wins_per_level"]
+    for name in D.ARRAYS:
+        np.testing.assert_array_equal(data["arrays"][name], generated["arrays"][name], err_msg=name)
+
+
+@pytest.mark.parametrize("teacher, phrases", [
+    ("oracle:ppo-jen:4", ["teacher 'oracle:ppo-jen:4' sees the deck order", "search:ppo-jen:64"]),
+    ("oracle", ["sees the deck order"]),
+    ("heuristic", ["teacher 'heuristic' is not a search agent", "search:<model>:<budget>"]),
+    ("ppo-jen", ["teacher 'ppo-jen' is not a search agent"]),
+    ("search:nomodel:4", ["its model: unknown agent 'nomodel'"]),
+])
+def test_generate_refuses_teachers_that_are_not_fair_searches(teacher, phrases, tmp_path, capsys):
+    out = tmp_path / "x.npz"
+    _one_line_error(capsys, ["distill", "generate", teacher, "--games", "1", "--seed", "0", "-o", str(out)],
+                    *phrases)
+    assert not out.exists()
+
+
+def test_generate_refuses_an_existing_file_unless_overwrite(tmp_path, capsys):
+    out = tmp_path / "x.npz"
+    out.write_bytes(b"earlier data")
+    argv = ["distill", "generate", "search:2", "--levels", "4", "--games", "1", "--seed", "3", "--jobs", "1",
+            "-o", str(out)]
+    _one_line_error(capsys, argv, f"-o {str(out)!r}: {str(out)!r} already exists: use --overwrite")
+    assert out.read_bytes() == b"earlier data"
+    _one_line_error(capsys, argv[:-1] + [str(tmp_path / "x.zip")], "the data is a .npz file")
+    assert main(argv + ["--overwrite"]) == 0  # a search without a model: rollouts, no torch needed
+    capsys.readouterr()
+    assert D.load_data(out)["meta"]["teacher"] == "search:2"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.npz"]  # no temporary file left behind
+
+
+def test_generate_refuses_a_game_the_teachers_model_was_not_made_for(tmp_path, capsys):
+    out = tmp_path / "x.npz"
+    _one_line_error(capsys, ["distill", "generate", TEACHER, "--max-bid", "30", "--games", "1", "--seed", "0",
+                             "-o", str(out)], "has 132 actions but the game has 122", "--max-bid 40")
+    assert not out.exists()
+
+
+# --------------------------------------------------------------------------- train
+
+
+@pytest.fixture(scope="module")
+def lesson(generated, tmp_path_factory):
+    """Synthetic targets on real positions: the start's least likely legal move, a value of 0.5.
+    The starting model disagrees with them everywhere, so training has something to change."""
+    start = PolicyAgent.pretrained("ppo-jen")
+    arrays = dict(generated["arrays"])
+    probs, _ = start.evaluate(arrays["observation"], arrays["mask"])
+    target = np.where(arrays["mask"], probs, np.inf).argmin(1)
+    policy = np.zeros_like(arrays["policy"])
+    policy[np.arange(len(policy)), target] = 1.0
+    arrays.update(policy=policy, reward=np.full_like(arrays["reward"], 0.5))
+    folder = tmp_path_factory.mktemp("lesson")
+    path = D.save_data({"arrays": arrays, "meta": generated["meta"]}, folder / "lesson.npz")
+    out = folder / "student.zip"
+    card = D.train_network([path], "ppo-jen", out, epochs=3, lr=1e-3, batch=64, holdout=0.25, seed=1, echo=None)
+    return {"path": path, "out": out, "card": card, "target": target, "arrays": arrays, "start": probs}
+
+
+def test_training_learns_the_targets_and_saves_a_safe_model(lesson):
+    card, arrays = lesson["card"], lesson["arrays"]
+    losses = card["epoch_losses"]
+    assert [e["epoch"] for e in losses] == [0, 1, 2, 3]
+    assert losses[-1]["train_policy_loss"] < 0.5 * losses[0]["train_policy_loss"]
+    assert losses[-1]["train_value_loss"] < losses[0]["train_value_loss"]
+    best = min(losses[1:], key=lambda e: e["validation_loss"])
+    assert card["kept_epoch"] == best["epoch"]
+    assert card["validation"]["validation_loss"] == best["validation_loss"]
+
+    from agents import safe_load
+
+    safe_load.load_policy(lesson["out"])  # no unpickling needed
+    student = PolicyAgent(lesson["out"])  # trust not given
+    rows = np.arange(len(lesson["target"]))
+    probs, values = student.evaluate(arrays["observation"], arrays["mask"])
+    before = lesson["start"][rows, lesson["target"]].mean()
+    after = probs[rows, lesson["target"]].mean()
+    assert after > before + 0.2, (before, after)
+    assert abs(values.mean() - 0.5) < abs(PolicyAgent.pretrained("ppo-jen").evaluate(
+        arrays["observation"], arrays["mask"])[1].mean() - 0.5)
+    observation = {"observation": arrays["observation"][0], "action_mask": arrays["mask"][0].astype(np.int8)}
+    assert arrays["mask"][0][student.act(observation)]  # it plays legal moves
+
+
+def test_the_model_card_says_where_the_model_came_from(lesson):
+    card_path = lesson["out"].with_suffix(".json")
+    card = json.loads(card_path.read_text())
+    assert card == json.loads(json.dumps(lesson["card"]))
+    assert card["started_from"] == "ppo-jen" and card["name"] == "student"
+    assert card["observation_shape"] == [O.SIZE] and card["num_actions"] == 132
+    (data,) = card["data"]
+    assert data["file"] == str(lesson["path"]) and data["teacher"] == TEACHER and data["levels"] == LEVELS
+    assert data["games"] == 4 and data["decisions"] == len(lesson["target"])
+    assert (card["epochs"], card["learning_rate"], card["batch_size"], card["value_weight"]) == (3, 1e-3, 64, 0.5)
+    assert card["holdout"] == 0.25 and card["games"] == 4 and card["validation_decisions"] > 0
+    assert set(card["validation"]) == {"validation_policy_loss", "validation_value_loss", "validation_loss",
+                                       "validation_agreement"}
+    assert card["training_time"] and card["training_seconds"] > 0 and "core" in card["machine"]
+    assert "ladder" not in card
+
+
+def test_validation_holds_out_whole_games(lesson):
+    data = D.load_data(lesson["path"])
+    train_rows, valid_rows, games = D._split_games([data, data], 0.25, seed=3)
+    assert games == 8
+    key = np.concatenate([np.stack([np.full(len(data["arrays"]["game"]), i), data["arrays"]["level"],
+                                    data["arrays"]["game"]], 1) for i in (0, 1)])
+    held = {tuple(k) for k in key[valid_rows]}
+    trained = {tuple(k) for k in key[train_rows]}
+    assert len(held) == 2 and not held & trained
+    assert sorted(np.concatenate([train_rows, valid_rows]).tolist()) == list(range(len(key)))
+
+
+def test_cli_train_prints_each_epoch_and_refuses_to_overwrite(lesson, tmp_path, capsys):
+    out = tmp_path / "cli.zip"
+    argv = ["distill", "train", str(lesson["path"]), "--from", str(lesson["out"]), "--epochs", "1",
+            "--batch", "256", "-o", str(out)]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{len(lesson['target'])} decisions from 4 games")
+    assert lines[1].startswith("epoch start  train: policy ") and lines[2].startswith("epoch   1/1  train: ")
+    assert "agreement" in lines[2] and lines[-1].startswith("kept epoch 1 (validation loss ")
+    assert json.loads(out.with_suffix(".json").read_text())["started_from"] == str(lesson["out"])
+    model = out.read_bytes()
+    out.unlink()  # the card alone still blocks the name
+    _one_line_error(capsys, argv, "cli.json' already exists: use --overwrite")
+    assert not out.exists()
+    out.write_bytes(model)
+
+
+def test_train_refuses_bad_data_in_one_line(lesson, tmp_path, capsys):
+    out = tmp_path / "m.zip"
+    arrays = dict(lesson["arrays"])
+    wider = dict(arrays, mask=np.zeros((len(arrays["mask"]), 140), bool),
+                 policy=np.zeros((len(arrays["mask"]), 140), np.float32))
+    other_game = D.save_data({"arrays": wider, "meta": {"format": D.FORMAT}}, tmp_path / "wide.npz")
+    _one_line_error(capsys, ["distill", "train", str(lesson["path"]), str(other_game), "--from", "ppo-jen",
+                             "-o", str(out)],
+                    f"data file {str(other_game)!r} has observations of {O.SIZE} floats and 140 actions, "
+                    f"but the starting model 'ppo-jen' has observations of {O.SIZE} floats and 132 actions")
+    narrow = D.save_data({"arrays": dict(arrays, observation=arrays["observation"][:, :10]),
+                          "meta": {"format": D.FORMAT}}, tmp_path / "narrow.npz")
+    _one_line_error(capsys, ["distill", "train", str(narrow), "--from", "ppo-jen", "-o", str(out)],
+                    "has observations of 10 floats and 132 actions", "463 floats")
+    _one_line_error(capsys, ["distill", "train", str(tmp_path / "missing.npz"), "--from", "ppo-jen",
+                             "-o", str(out)], "data file", "missing.npz' does not exist")
+    (tmp_path / "not.npz").write_text("hello")
+    _one_line_error(capsys, ["distill", "train", str(tmp_path / "not.npz"), "--from", "ppo-jen", "-o", str(out)],
+                    "not.npz' is not a data file of ten distill generate")
+    _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", "ppo-nothing", "-o", str(out)],
+                    "--from: no model 'ppo-nothing': name a shipped model (", "ppo-jen")
+    _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", "ppo-jen", "-o",
+                             str(tmp_path / "m.npz")], "the model is a .zip file")
+    assert not out.exists() and not out.with_suffix(".json").exists()
+
+
+def test_train_starts_only_from_a_file_that_loads_without_unpickling(lesson, tmp_path, capsys):
+    from models import PRETRAINED, craft
+
+    marker = tmp_path / "ran"
+    crafted = craft(PRETRAINED, tmp_path / "crafted.zip", "gamma", marker)
+    out = tmp_path / "m.zip"
+    _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", str(crafted), "-o", str(out)],
+                    "--from: refusing to load", "its entry 'gamma'",
+                    "ten distill train starts only from a model file that loads without unpickling")
+    assert not marker.exists() and not out.exists()
+
+
+@pytest.mark.parametrize("argv", [["distill", "train", "x.npz", "-o", "m.zip"],
+                                  ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--holdout", "1"],
+                                  ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--lr", "-1"],
+                                  ["distill", "generate", "search:4", "-o", "x.npz", "--seed", "0"],
+                                  ["distill", "generate", "search:4", "-o", "x.npz", "--seed", "0", "--games", "1",
+                                   "--jobs", "0"]])
+def test_bad_options_are_refused_while_parsing(argv, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_errors_and_the_bare_command_print_no_traceback(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "train.cli", "distill", "generate", "heuristic", "--games", "1",
+                          "--seed", "0", "-o", str(tmp_path / "x.npz")], capture_output=True, text=True, timeout=120,
+                         check=False)
+    assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr
+    assert run.stderr.startswith("ten: error: teacher 'heuristic' is not a search agent")
+    assert not (tmp_path / "x.npz").exists()
+    # the core of train.distill needs no torch: only training imports it
+    code = "import sys, train.distill, train.cli; train.cli.build_parser(); print('torch' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert run.stdout == "False\n", run.stderr
+
+
+def test_bare_distill_names_its_steps(capsys):
+    _one_line_error(capsys, ["distill"], "generate", "train")
