@@ -502,7 +502,6 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
                 f"data file {data['path']!r} has observations of {obs_size} floats and {data_actions} actions, "
                 f"but the starting model {start!r} has observations of {shape[0] if len(shape) == 1 else shape} "
                 f"floats and {n_actions} actions: distill into a model made for the same game")
-    _writable_folder(out)
 
     import torch
 
@@ -516,6 +515,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         model = load_model(start_path, env=ten_env.SoloEnv(jen_level=JEN_LEVELS[0], max_bid=max_bid), device="cpu")
     except ValueError as exc:  # only what loads without unpickling: no --trust-model here
         raise ValueError(f"--from: {str(exc).replace(RESUME_HINT, FROM_HINT)}") from None
+    _writable_folder(out)  # made only once every input is known to be right, and before the training
     policy = model.policy
 
     def stacked(name, dtype):
