@@ -108,6 +108,15 @@ def test_installed_console_script():
     assert bad.stderr.startswith("ten: error: ") and "Traceback" not in bad.stderr
 
 
+def test_ten_runs_torch_on_one_thread_unless_told_otherwise(monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    main([])
+    assert os.environ["OMP_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    main([])
+    assert os.environ["OMP_NUM_THREADS"] == "3"
+
+
 def test_plain_ten_prints_the_help_and_exits_0(capsys):
     assert main([]) == 0
     captured = capsys.readouterr()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 
 from ten_env import Rules
@@ -273,6 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Before torch loads: the networks here are small MLPs fed one position (or a search's
+    # batch of 8) at a time, for which a second thread gives nothing, and on a busy machine
+    # its waiting made a search at --jobs 1 about a hundred times slower. Workers do the same.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:  # plain `ten`: what it can do
