@@ -241,6 +241,28 @@ def test_the_model_card_says_where_the_model_came_from(lesson):
     assert "ladder" not in card
 
 
+def test_sharpened_targets_lean_on_the_most_visited_move():
+    import torch
+
+    visits = torch.tensor([[0.5, 0.3, 0.2, 0.0], [1e-30, 1.0, 0.0, 0.0]], dtype=torch.float64)
+    assert torch.equal(D.sharpened(visits, 1), visits)
+    sharp = D.sharpened(visits, 4)
+    expected = torch.tensor([0.5, 0.3, 0.2, 0.0], dtype=torch.float64) ** 4
+    assert torch.allclose(sharp[0], expected / expected.sum())
+    assert torch.allclose(sharp.sum(1), torch.ones(2, dtype=torch.float64))
+    assert sharp[0, 3] == 0 and sharp[1, 1] == 1  # unvisited moves stay at 0; no 0/0
+
+
+def test_training_with_sharpened_targets_is_on_the_card(lesson, tmp_path):
+    card = D.train_network([lesson["path"]], "ppo-jen", tmp_path / "sharp.zip", epochs=1, lr=1e-3, batch=64,
+                           holdout=0.25, seed=1, sharpen=3, echo=None)
+    assert card["sharpen"] == 3 and lesson["card"]["sharpen"] == 1.0
+    for bad in (0.5, float("nan"), True, "2"):
+        with pytest.raises(ValueError, match="sharpen must be a number, 1 or more"):
+            D.train_network([lesson["path"]], "ppo-jen", tmp_path / "bad.zip", sharpen=bad, echo=None)
+    assert not (tmp_path / "bad.zip").exists()
+
+
 def test_validation_holds_out_whole_games(lesson):
     data = D.load_data(lesson["path"])
     train_rows, valid_rows, games = D._split_games([data, data], 0.25, seed=3)
@@ -311,6 +333,7 @@ def test_train_starts_only_from_a_file_that_loads_without_unpickling(lesson, tmp
 @pytest.mark.parametrize("argv", [["distill", "train", "x.npz", "-o", "m.zip"],
                                   ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--holdout", "1"],
                                   ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--lr", "-1"],
+                                  ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--sharpen", "0.5"],
                                   ["distill", "generate", "search:4", "-o", "x.npz", "--seed", "0"],
                                   ["distill", "generate", "search:4", "-o", "x.npz", "--seed", "0", "--games", "1",
                                    "--jobs", "0"]])

@@ -64,8 +64,10 @@ practice there are none), in the order of levels, then games, then moves:
   ``seed``, ``rules``, ``wins_per_level``, ``decisions``, ``single_move_decisions``,
   ``seconds``, ``jobs``, ``ten_env_version``.
 
-The training loss of a decision is the cross-entropy between its policy target and the
-network's masked policy, plus ``value_weight`` times the squared error between the value
+The training loss of a decision is the cross-entropy between its policy target (the visit
+shares, or with ``--sharpen K`` the shares to the power K, renormalised: the network plays
+its likeliest move, so a target spread over several moves can teach it the wrong favourite
+where it cannot fit the spread exactly) and the network's masked policy, plus ``value_weight`` times the squared error between the value
 head and ``reward``. The cross-entropy cannot fall below the targets' own entropy
 (printed before training): what is left above it is what the network still disagrees with.
 
@@ -467,9 +469,18 @@ def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.nd
     return np.flatnonzero(~is_held), np.flatnonzero(is_held), n_games
 
 
+def sharpened(targets, power: float):
+    """Each row of visit shares raised to ``power`` and renormalised: 1 leaves them as they are;
+    higher leans on the most visited moves, which the network, played by its argmax, must get right."""
+    if power == 1:
+        return targets
+    raised = (targets / targets.max(1, keepdim=True).values) ** power  # scaled first: no underflow to 0/0
+    return raised / raised.sum(1, keepdim=True)
+
+
 def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: float = 1e-4, batch: int = 512,
-                  value_weight: float = 0.5, holdout: float = 0.1, seed: int = 0, overwrite: bool = False,
-                  echo=print) -> dict:
+                  value_weight: float = 0.5, holdout: float = 0.1, seed: int = 0, sharpen: float = 1.0,
+                  overwrite: bool = False, echo=print) -> dict:
     """Train ``start``'s network on the data files, save it at ``out`` (a ``.zip``) with its card
     (``.json`` beside it); the card, as a dict. ``echo`` gets one line per epoch (``None``: quiet).
 
@@ -484,6 +495,9 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         raise ValueError(f"lr must be a number above 0, got {lr!r}")
     if not (isinstance(value_weight, (int, float)) and math.isfinite(value_weight) and value_weight >= 0):
         raise ValueError(f"value_weight must be a number, 0 or more, got {value_weight!r}")
+    if isinstance(sharpen, bool) or not (isinstance(sharpen, (int, float)) and math.isfinite(sharpen)
+                                         and sharpen >= 1):
+        raise ValueError(f"sharpen must be a number, 1 or more, got {sharpen!r}")
     if not (isinstance(holdout, (int, float)) and 0 < holdout < 1):
         raise ValueError(f"holdout must be a share of the games above 0 and below 1, got {holdout!r}")
     out = check_output(out, ".zip", "the model", overwrite, beside=(".json",))
@@ -522,7 +536,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         return torch.as_tensor(np.concatenate([d["arrays"][name] for d in datasets]).astype(dtype, copy=False))
 
     observations, masks = stacked("observation", np.float32), stacked("mask", np.bool_)
-    targets, rewards = stacked("policy", np.float32), stacked("reward", np.float32)
+    targets, rewards = sharpened(stacked("policy", np.float64), sharpen).float(), stacked("reward", np.float32)
     train_rows, valid_rows, n_games = _split_games(datasets, holdout, seed)
     train_idx, valid_idx = torch.as_tensor(train_rows), torch.as_tensor(valid_rows)
 
@@ -591,7 +605,8 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
                "games_per_level": d["meta"]["games_per_level"], "seed": d["meta"]["seed"],
                "games": d["meta"]["games_per_level"] * len(d["meta"]["levels"]),
                "decisions": len(d["arrays"]["policy"]), "rules": d["meta"]["rules"]} for d in datasets],
-        epochs=epochs, learning_rate=lr, batch_size=batch, value_weight=value_weight, holdout=holdout, seed=seed,
+        epochs=epochs, learning_rate=lr, batch_size=batch, value_weight=value_weight, sharpen=sharpen,
+        holdout=holdout, seed=seed,
         games=n_games, train_decisions=len(train_rows), validation_decisions=len(valid_rows),
         target_entropy=floor,
         epoch_losses=history, kept_epoch=best["epoch"],
@@ -654,7 +669,17 @@ def _share(text: str) -> float:
     return value
 
 
-_weight.__name__, _share.__name__ = "value_weight", "holdout"
+def _sharpen(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1):
+        raise argparse.ArgumentTypeError(f"must be a number, 1 or more, got {text!r}")
+    return value
+
+
+_weight.__name__, _share.__name__, _sharpen.__name__ = "value_weight", "holdout", "sharpen"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -692,6 +717,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="decisions per minibatch (default 512)")
     fit.add_argument("--value-weight", type=_weight, default=0.5, metavar="W",
                      help="weight of the value loss beside the policy loss (default 0.5)")
+    fit.add_argument("--sharpen", type=_sharpen, default=1.0, metavar="K",
+                     help="policy targets = visit shares to the power K, renormalised (default 1: as visited; "
+                          "higher leans on the most visited move)")
     fit.add_argument("--holdout", type=_share, default=0.1, metavar="SHARE",
                      help="share of the games held out for validation (default 0.1)")
     fit.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
@@ -741,6 +769,7 @@ def _one_thread() -> None:
 def run_train(args) -> int:
     _one_thread()  # and the same weights from the same data, whatever the machine's cores
     train_network(args.data, args.start, args.out, epochs=args.epochs, lr=args.lr, batch=args.batch,
-                  value_weight=args.value_weight, holdout=args.holdout, seed=args.seed, overwrite=args.overwrite,
+                  value_weight=args.value_weight, holdout=args.holdout, seed=args.seed,
+                  sharpen=args.sharpen, overwrite=args.overwrite,
                   echo=lambda line: print(line, flush=True))
     return 0
