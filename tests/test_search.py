@@ -9,6 +9,7 @@ from agents import OracleAgent, PolicyAgent, SearchAgent, play_games
 from agents.registry import make_agent
 from agents.search import outcome_value, rollout, rollout_action
 from ten_env import Game, Rules
+from ten_env import observation as O
 from ten_env.observation import agent_view
 
 CONFIGS = {
@@ -121,6 +122,20 @@ def test_the_rollout_policy_is_legal_and_ends_games():
     assert -1.0 <= rollout(game, 0) <= 1.0 and game.is_over
 
 
+@pytest.mark.parametrize("temperature", [1.0, 3.0])
+def test_the_prior_is_the_networks_policy_softened(temperature):
+    model = PolicyAgent.pretrained("ppo-jen")
+    game = _states(Rules(jen_level=8), 1, seed=2)[0]
+    legal = game.legal_actions()
+    probs, _ = model.evaluate(O.encode(game, 0)[None], O.action_mask(game, 0).astype(bool)[None])
+    softened = probs[0][legal] ** (1 / temperature)
+    agent = SearchAgent(budget=8, model=model, seed=0, prior_temperature=temperature)
+    _, priors = agent._values([game], 0)
+    assert priors[0] == pytest.approx((softened / softened.sum()).tolist())
+    if temperature > 1:  # softer: the favourite keeps less than the network gave it
+        assert max(priors[0]) < probs[0].max()
+
+
 def test_search_with_a_network_batches_its_evaluations(monkeypatch):
     model = PolicyAgent.pretrained("ppo-jen")
     sizes = []
@@ -170,3 +185,6 @@ def test_agents_by_name():
             make_agent(bad)
     with pytest.raises(ValueError, match="budget must be a whole number"):
         SearchAgent(budget=0)
+    for bad in (0, -1.0, float("inf"), float("nan"), True, "3"):
+        with pytest.raises(ValueError, match="prior_temperature must be a positive number"):
+            SearchAgent(prior_temperature=bad)
