@@ -20,7 +20,6 @@ mistake in the input ends as one line, ``ten: error: ...``, with status 2
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 
@@ -30,7 +29,7 @@ from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
 from ten_env.record import check_writable
 
 from .options import (OPPONENT_COUNTS, TABLE_HELP, add_eval_arguments, add_trust_argument, at_least,
-                      parse_opponents, run_command, span, within)
+                      parse_opponents, real_number, run_command, span, within)
 
 
 def version() -> str:
@@ -46,25 +45,8 @@ def version() -> str:
         return __version__
 
 
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
-    return value
-
-
-def _pause(text: str) -> float:
-    """The argparse type of ``ten demo --delay``: seconds, 0 or more."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (value >= 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, got {text!r}")
-    return value
+_positive_seconds = real_number("--seconds", "a number of seconds above 0", lambda value: value > 0)
+_pause = real_number("--delay", "a number of seconds, 0 or more", lambda value: value >= 0)
 
 
 def _demo(args) -> int:

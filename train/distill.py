@@ -111,7 +111,8 @@ from ten_env.actions import BID_BASE, num_actions
 from ten_env.env import final_rewards
 from ten_env.rules import JEN_LEVELS
 
-from .options import add_jobs_argument, add_rules_arguments, at_least, parse_levels, rules_from_args, span
+from .options import (add_jobs_argument, add_rules_arguments, at_least, parse_levels, real_number, rules_from_args,
+                      span)
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
@@ -635,51 +636,10 @@ def _machine(torch_version: str) -> str:
 # ---------------------------------------------------------------------------- command line
 
 
-def _positive_float(flag: str):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
-        return value
-
-    parse.__name__ = flag.lstrip("-").replace("-", "_")
-    return parse
-
-
-def _weight(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a number, 0 or more, got {text!r}")
-    return value
-
-
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be a share of the games above 0 and below 1 (e.g. 0.1), got {text!r}")
-    return value
-
-
-def _sharpen(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 1):
-        raise argparse.ArgumentTypeError(f"must be a number, 1 or more, got {text!r}")
-    return value
-
-
-_weight.__name__, _share.__name__, _sharpen.__name__ = "value_weight", "holdout", "sharpen"
+_learning_rate = real_number("--lr", "a number above 0", lambda value: value > 0)
+_weight = real_number("--value-weight", "a number, 0 or more", lambda value: value >= 0)
+_share = real_number("--holdout", "a share of the games above 0 and below 1 (e.g. 0.1)", lambda value: 0 < value < 1)
+_sharpen = real_number("--sharpen", "a number, 1 or more", lambda value: value >= 1)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -711,7 +671,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fit.add_argument("--from", dest="start", required=True, metavar="MODEL",
                      help="the starting weights: a shipped model (ppo-jen, ...) or a model .zip")
     fit.add_argument("--epochs", type=at_least(1, "--epochs"), default=4, metavar="N", help="default 4")
-    fit.add_argument("--lr", type=_positive_float("--lr"), default=1e-4, metavar="LR",
+    fit.add_argument("--lr", type=_learning_rate, default=1e-4, metavar="LR",
                      help="Adam's learning rate (default 1e-4)")
     fit.add_argument("--batch", type=at_least(1, "--batch"), default=512, metavar="N",
                      help="decisions per minibatch (default 512)")

@@ -12,6 +12,7 @@ a mistake in the input is one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
@@ -106,6 +107,23 @@ def int_range(low: int, high: int | None, flag: str):
             raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {text!r}") from None
         if value < low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {value}")
+        return value
+
+    parse.__name__ = flag.lstrip("-").replace("-", "_")
+    return parse
+
+
+def real_number(flag: str, allowed: str, accept):
+    """An argparse ``type``: a finite number for which ``accept(value)`` holds; ``allowed`` says
+    which in the error (``"a number above 0"``, ...)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and accept(value)):
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}")
         return value
 
     parse.__name__ = flag.lstrip("-").replace("-", "_")
