@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.client
 import json
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -183,6 +184,23 @@ def test_the_server_refuses_what_is_not_a_move(web_game):
     assert len(web.rec.game.history) == made
     with urllib.request.urlopen(url + "record", timeout=10) as reply:
         assert json.loads(reply.read())["steps"] == web.rec.to_dict()["steps"]
+
+
+def test_a_sigterm_stops_the_server_and_saves_the_game(tmp_path):
+    saved = tmp_path / "g.json"
+    server = subprocess.Popen([sys.executable, "-m", "train.cli", "play", "--web", "--port", "0", "--save", str(saved),
+                               "--seed", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = server.stdout.readline()
+        assert first.startswith("the game is at http://127.0.0.1:"), first
+        server.send_signal(signal.SIGTERM)
+        out, err = server.communicate(timeout=60)
+    finally:
+        server.kill()
+    assert server.returncode == 0 and err == ""
+    assert "server stopped" in out and f"saved {saved}" in out
+    record = json.loads(saved.read_text())
+    assert record["seed"] == 3 and record["steps"]  # the whole record: seed and all, as Ctrl-C saves it
 
 
 def test_a_port_in_use_is_one_line(tmp_path):

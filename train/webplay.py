@@ -6,8 +6,9 @@ so far and buttons for your legal moves (prices beside the buys). Each move is
 sent back, played, and answered by the agents' moves, which the page then shows
 in words. What the server sends never holds the deck's seed or order while the
 game runs: they come with the record once the game is over. Step back through
-the game with the page's buttons or arrow keys at any time. Ctrl-C stops the
-server; with ``--save`` the record is written then (and whenever the game ends).
+the game with the page's buttons or arrow keys at any time. Ctrl-C (or a SIGTERM)
+stops the server; with ``--save`` the record is written then (and whenever the
+game ends).
 
 The server answers ``GET /`` (the page), ``GET /record`` (the record so far, as
 JSON) and ``POST /act`` with ``{"action": NAME}`` (the record after your move and
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import json
+import signal
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -166,16 +168,25 @@ def make_server(port: int) -> ThreadingHTTPServer:
         raise ValueError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from None
 
 
+def _stop(signum, frame):
+    raise KeyboardInterrupt
+
+
 def serve(server: ThreadingHTTPServer, web: WebGame, out=None) -> int:
-    """Serve ``web`` with ``server`` (:func:`make_server`) until Ctrl-C; 0."""
+    """Serve ``web`` with ``server`` (:func:`make_server`) until Ctrl-C or a SIGTERM (a ``kill``, a
+    closing terminal session, a container stopping), both of which save the record; 0."""
     server.web = web
     print(f"the game is at http://127.0.0.1:{server.server_address[1]}/ : open it in a browser "
           f"(Ctrl-C stops the server)", file=out, flush=True)
+    on_main_thread = threading.current_thread() is threading.main_thread()  # signals are set there only
+    previous = signal.signal(signal.SIGTERM, _stop) if on_main_thread else None
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         print("\nserver stopped", file=out)
     finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous)
         server.server_close()
         if web.save:
             save_record(web.record(public=False), web.save)
