@@ -176,11 +176,11 @@ def serve(server: ThreadingHTTPServer, web: WebGame, out=None) -> int:
     """Serve ``web`` with ``server`` (:func:`make_server`) until Ctrl-C or a SIGTERM (a ``kill``, a
     closing terminal session, a container stopping), both of which save the record; 0."""
     server.web = web
-    print(f"the game is at http://127.0.0.1:{server.server_address[1]}/ : open it in a browser "
-          f"(Ctrl-C stops the server)", file=out, flush=True)
     on_main_thread = threading.current_thread() is threading.main_thread()  # signals are set there only
-    previous = signal.signal(signal.SIGTERM, _stop) if on_main_thread else None
+    previous = signal.signal(signal.SIGTERM, _stop) if on_main_thread else None  # before anyone knows the address
     try:
+        print(f"the game is at http://127.0.0.1:{server.server_address[1]}/ : open it in a browser "
+              f"(Ctrl-C stops the server)", file=out, flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         print("\nserver stopped", file=out)
