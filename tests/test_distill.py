@@ -263,6 +263,30 @@ def test_training_with_sharpened_targets_is_on_the_card(lesson, tmp_path):
     assert not (tmp_path / "bad.zip").exists()
 
 
+def test_the_outcome_value_target_is_what_the_search_gives_a_finished_game(lesson, tmp_path):
+    from agents.search import outcome_value
+    from ten_env.env import final_rewards
+
+    from agents.tournament import play_game
+
+    heuristic = make_agent("heuristic")  # wins some games and loses others
+    results = set()
+    for seed in range(20):
+        game = Game(Rules(jen_level=4 + seed % 7), seed=seed)
+        play_game(game, [heuristic])
+        won = float(game.winners() == [0])
+        results.add(won)
+        value = D.outcome(np.float32(final_rewards(game, 0, "margin")), np.float32(won))
+        assert value == pytest.approx(outcome_value(game, 0), abs=1e-6)
+    assert results == {0.0, 1.0}  # both wins and losses were checked
+    card = D.train_network([lesson["path"]], "ppo-jen", tmp_path / "o.zip", epochs=1, holdout=0.25, seed=1,
+                           value_target="outcome", echo=None)
+    assert card["value_target"] == "outcome" and lesson["card"]["value_target"] == "reward"
+    with pytest.raises(ValueError, match="value_target must be one of reward, outcome"):
+        D.train_network([lesson["path"]], "ppo-jen", tmp_path / "bad.zip", value_target="win", echo=None)
+    assert not (tmp_path / "bad.zip").exists()
+
+
 def test_validation_holds_out_whole_games(lesson):
     data = D.load_data(lesson["path"])
     train_rows, valid_rows, games = D._split_games([data, data], 0.25, seed=3)

@@ -68,7 +68,9 @@ The training loss of a decision is the cross-entropy between its policy target (
 shares, or with ``--sharpen K`` the shares to the power K, renormalised: the network plays
 its likeliest move, so a target spread over several moves can teach it the wrong favourite
 where it cannot fit the spread exactly) and the network's masked policy, plus ``value_weight`` times the squared error between the value
-head and ``reward``. The cross-entropy cannot fall below the targets' own entropy
+head and ``reward`` (or, with ``--value-target outcome``, (result + margin / 20) / 2 with the
+result +1 for a win and -1 for a loss: the value the search gives a finished game, so that
+a search guided by the network values its leaves and its finished games alike). The cross-entropy cannot fall below the targets' own entropy
 (printed before training): what is left above it is what the network still disagrees with.
 
 One round (``search:ppo-jen:64`` made about 130 decisions a second on one job, some 52 a
@@ -121,6 +123,9 @@ TEACHERS_HELP = "search, search:<budget>, search:<model>:<budget> or search:<mod
 #: Every array a data file holds, with its dtype (``meta`` aside).
 ARRAYS = {"observation": np.float32, "mask": np.bool_, "policy": np.float32, "value": np.float32,
           "level": np.int8, "game": np.int32, "reward": np.float32, "win": np.float32}
+#: What the value head learns: ``reward``, the environment's margin reward (what PPO's value
+#: estimates); ``outcome``, the search's own value of a finished game.
+VALUE_TARGETS = ("reward", "outcome")
 FROM_HINT = "ten distill train starts only from a model file that loads without unpickling (as ten train writes)"
 EVAL_DECKS = 1000  # ten eval --games 1000 plays deck seeds 0-999: data on those decks would be measured on itself
 SEAT = 0  # the searching seat: in the solitaire game the agent always sits in seat 0, JEN in seat 1
@@ -470,6 +475,13 @@ def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.nd
     return np.flatnonzero(~is_held), np.flatnonzero(is_held), n_games
 
 
+def outcome(rewards, wins):
+    """What each game was worth to the search itself (:func:`agents.search.outcome_value`): (result +
+    margin / 20) / 2, the result +1 for a win and -1 for a loss (JEN wins ties, so there are no shared
+    wins), from the data's margin reward and win columns."""
+    return ((2 * wins - 1) + rewards) / 2
+
+
 def sharpened(targets, power: float):
     """Each row of visit shares raised to ``power`` and renormalised: 1 leaves them as they are;
     higher leans on the most visited moves, which the network, played by its argmax, must get right."""
@@ -481,7 +493,7 @@ def sharpened(targets, power: float):
 
 def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: float = 1e-4, batch: int = 512,
                   value_weight: float = 0.5, holdout: float = 0.1, seed: int = 0, sharpen: float = 1.0,
-                  overwrite: bool = False, echo=print) -> dict:
+                  value_target: str = "reward", overwrite: bool = False, echo=print) -> dict:
     """Train ``start``'s network on the data files, save it at ``out`` (a ``.zip``) with its card
     (``.json`` beside it); the card, as a dict. ``echo`` gets one line per epoch (``None``: quiet).
 
@@ -499,6 +511,8 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     if isinstance(sharpen, bool) or not (isinstance(sharpen, (int, float)) and math.isfinite(sharpen)
                                          and sharpen >= 1):
         raise ValueError(f"sharpen must be a number, 1 or more, got {sharpen!r}")
+    if value_target not in VALUE_TARGETS:
+        raise ValueError(f"value_target must be one of {', '.join(VALUE_TARGETS)}, got {value_target!r}")
     if not (isinstance(holdout, (int, float)) and 0 < holdout < 1):
         raise ValueError(f"holdout must be a share of the games above 0 and below 1, got {holdout!r}")
     out = check_output(out, ".zip", "the model", overwrite, beside=(".json",))
@@ -537,7 +551,10 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         return torch.as_tensor(np.concatenate([d["arrays"][name] for d in datasets]).astype(dtype, copy=False))
 
     observations, masks = stacked("observation", np.float32), stacked("mask", np.bool_)
-    targets, rewards = sharpened(stacked("policy", np.float64), sharpen).float(), stacked("reward", np.float32)
+    targets = sharpened(stacked("policy", np.float64), sharpen).float()
+    rewards = stacked("reward", np.float32)
+    if value_target == "outcome":
+        rewards = outcome(rewards, stacked("win", np.float32))
     train_rows, valid_rows, n_games = _split_games(datasets, holdout, seed)
     train_idx, valid_idx = torch.as_tensor(train_rows), torch.as_tensor(valid_rows)
 
@@ -607,6 +624,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
                "games": d["meta"]["games_per_level"] * len(d["meta"]["levels"]),
                "decisions": len(d["arrays"]["policy"]), "rules": d["meta"]["rules"]} for d in datasets],
         epochs=epochs, learning_rate=lr, batch_size=batch, value_weight=value_weight, sharpen=sharpen,
+        value_target=value_target,
         holdout=holdout, seed=seed,
         games=n_games, train_decisions=len(train_rows), validation_decisions=len(valid_rows),
         target_entropy=floor,
@@ -680,6 +698,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fit.add_argument("--sharpen", type=_sharpen, default=1.0, metavar="K",
                      help="policy targets = visit shares to the power K, renormalised (default 1: as visited; "
                           "higher leans on the most visited move)")
+    fit.add_argument("--value-target", choices=VALUE_TARGETS, default="reward",
+                     help="what the value head learns: the margin reward PPO's value estimates (default), or "
+                          "outcome, (result + margin / 20) / 2, the search's own value of a finished game")
     fit.add_argument("--holdout", type=_share, default=0.1, metavar="SHARE",
                      help="share of the games held out for validation (default 0.1)")
     fit.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
@@ -730,6 +751,6 @@ def run_train(args) -> int:
     _one_thread()  # and the same weights from the same data, whatever the machine's cores
     train_network(args.data, args.start, args.out, epochs=args.epochs, lr=args.lr, batch=args.batch,
                   value_weight=args.value_weight, holdout=args.holdout, seed=args.seed,
-                  sharpen=args.sharpen, overwrite=args.overwrite,
+                  sharpen=args.sharpen, value_target=args.value_target, overwrite=args.overwrite,
                   echo=lambda line: print(line, flush=True))
     return 0
