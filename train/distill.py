@@ -114,7 +114,7 @@ from ten_env.env import final_rewards
 from ten_env.rules import JEN_LEVELS
 
 from .options import (add_jobs_argument, add_rules_arguments, at_least, parse_levels, real_number, rules_from_args,
-                      span)
+                      span, whole_number)
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
@@ -232,13 +232,9 @@ def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: in
     the command line checks everything first, so that a mistake fails before any game."""
     teacher = check_teacher(teacher)
     levels = parse_levels(levels)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a whole number of at least 1, got {games!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a whole number, 0 or more, got {seed!r}")
-    jobs = default_jobs() if jobs is None else jobs
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+    whole_number("games", games, 1)
+    whole_number("seed", seed, 0)
+    jobs = whole_number("jobs", default_jobs() if jobs is None else jobs, 1)
     matchups = [((teacher,), _level_rules(rules, level)) for level in levels]
     from ten_env.deck import load as load_deck
 
@@ -501,9 +497,8 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     """
     if not data_paths:
         raise ValueError("give at least one data file of ten distill generate")
-    for name, value, low in (("epochs", epochs, 1), ("batch", batch, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be a whole number of at least {low}, got {value!r}")
+    whole_number("epochs", epochs, 1)
+    whole_number("batch", batch, 1)
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
         raise ValueError(f"lr must be a number above 0, got {lr!r}")
     if not (isinstance(value_weight, (int, float)) and math.isfinite(value_weight) and value_weight >= 0):

@@ -69,7 +69,8 @@ from ten_env.deck import load as load_deck
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
 
 from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name,
-                      parse_levels, parse_opponents, prepare_out_dir, rules_from_args, run_command, span)
+                      parse_levels, parse_opponents, prepare_out_dir, rules_from_args, run_command, span,
+                      whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
 from .runner import default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
@@ -164,13 +165,10 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
         raise ValueError("give levels (the JEN ladder) or opponents (a normal game), not both")
     if levels is None and opponents is None:
         raise ValueError(f"give levels (JEN levels {span(JEN_LEVELS)}, the ladder) or opponents (a normal game)")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a whole number of at least 1, got {games!r}")
+    whole_number("games", games, 1)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an integer, got {seed!r}")
-    jobs = default_jobs() if jobs is None else jobs
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+    jobs = whole_number("jobs", default_jobs() if jobs is None else jobs, 1)
     if not isinstance(trust, bool):
         raise ValueError(f"trust must be True or False, got {trust!r}")
     base = check_rules(rules)

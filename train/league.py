@@ -51,7 +51,7 @@ from ten_env.deck import load as load_deck
 from ten_env.rules import PLAYER_COUNTS
 
 from .options import (add_jobs_argument, add_rules_arguments, add_trust_argument, at_least, prepare_out_dir,
-                      rules_from_args, run_command, span, within)
+                      rules_from_args, run_command, span, whole_number, within)
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 from .stats import CONFIDENCE, wilson_interval
@@ -234,13 +234,9 @@ def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jo
             rules: dict | None = None, trust: bool = False) -> dict:
     """Check every input of :func:`league` (loading each agent once); nothing is played."""
     specs = _check_agents(agents, num_players)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a whole number of at least 1, got {games!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a whole number of at least 0, got {seed!r}")
-    jobs = default_jobs() if jobs is None else jobs
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+    whole_number("games", games, 1)
+    whole_number("seed", seed, 0)
+    jobs = whole_number("jobs", default_jobs() if jobs is None else jobs, 1)
     base = dict(rules or {})
     unknown = [key for key in base if key not in BASE_RULES_KEYS]
     if unknown:

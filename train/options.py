@@ -113,6 +113,14 @@ def int_range(low: int, high: int | None, flag: str):
     return parse
 
 
+def whole_number(name: str, value, low: int) -> int:
+    """``value`` if it is a whole number of at least ``low`` (a bool is not); ``ValueError`` naming
+    ``name`` otherwise. The Python-side twin of :func:`at_least`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be a whole number of at least {low}, got {value!r}")
+    return value
+
+
 def real_number(flag: str, allowed: str, accept):
     """An argparse ``type``: a finite number for which ``accept(value)`` holds; ``allowed`` says
     which in the error (``"a number above 0"``, ...)."""
