@@ -24,13 +24,16 @@ of each decision (PUCT); the network's evaluations are batched, simulations
 being run in groups with a virtual loss. The prior is the policy softened,
 each probability raised to 1 / ``prior_temperature`` (3 by default) and the
 whole renormalised: a trained policy is nearly certain of its favourite move
-(``ppo-jen`` gives it about 0.99), and with that prior the search hardly ever
-tried another, so it played the network's move 99% of the time. Softened, it
-weighs the alternatives by what the simulations find (``search:ppo-jen:64``
-at JEN 8, the same 1,000 deals: 43.9% with the raw prior, 47.8% softened;
-a power of 1/5 did as well as 1/3, mixing a quarter of uniform in did not). A game's value to the agent is its
-result (+1 a sole win, -1 a loss, 0 a shared win) plus its score margin / 20,
-both halved, so that among equally likely wins the search prefers the wider.
+(``ppo-jen`` gives it 0.98 at the median decision), and with that prior the
+search hardly ever tried another: it played the network's move 99.4% of the
+time. Softened, it weighs the alternatives by what the simulations find
+(``search:ppo-jen:64`` at JEN 8, the same 1,000 deals: 43.9% with the raw
+prior, 47.8% softened; a power of 1/5 did as well as 1/3 over 500 of them,
+mixing a quarter of uniform in did not).
+
+A game's value to the agent is its result (+1 a sole win, -1 a loss, 0 a
+shared win) plus its score margin / 20, both halved, so that among equally
+likely wins the search prefers the wider.
 
 :class:`OracleAgent` runs the same search on the true deck order: it cheats,
 and serves only to show how far any agent could get.

@@ -64,14 +64,16 @@ practice there are none), in the order of levels, then games, then moves:
   ``seed``, ``rules``, ``wins_per_level``, ``decisions``, ``single_move_decisions``,
   ``seconds``, ``jobs``, ``ten_env_version``.
 
-The training loss of a decision is the cross-entropy between its policy target (the visit
-shares, or with ``--sharpen K`` the shares to the power K, renormalised: the network plays
-its likeliest move, so a target spread over several moves can teach it the wrong favourite
-where it cannot fit the spread exactly) and the network's masked policy, plus ``value_weight`` times the squared error between the value
-head and ``reward`` (or, with ``--value-target outcome``, (result + margin / 20) / 2 with the
-result +1 for a win and -1 for a loss: the value the search gives a finished game, so that
-a search guided by the network values its leaves and its finished games alike). The cross-entropy cannot fall below the targets' own entropy
-(printed before training): what is left above it is what the network still disagrees with.
+The training loss of a decision is the cross-entropy between its policy target and the
+network's masked policy, plus ``value_weight`` times the squared error between the value
+head and its value target. The policy target is the visit shares or, with ``--sharpen K``,
+the shares to the power K, renormalised: the network plays its likeliest move, so a target
+spread over several moves can teach it the wrong favourite where it cannot fit the spread
+exactly. The value target is ``reward`` or, with ``--value-target outcome``, (result +
+margin / 20) / 2 with the result +1 for a win and -1 for a loss: the value the search gives
+a finished game, so that a search guided by the network values its leaves and its finished
+games alike. The cross-entropy cannot fall below the targets' own entropy (printed before
+training): what is left above it is what the network still disagrees with.
 
 One round (``search:ppo-jen:64`` made about 130 decisions a second on one job, some 52 a
 game, on the busy 2-core development machine: the 1000 games below take about 7 minutes)::
@@ -718,8 +720,6 @@ def run_generate(args) -> int:
     out = check_output(args.out, ".npz", "the data", args.overwrite)
     rules = rules_from_args(args)
     jobs = default_jobs() if args.jobs is None else args.jobs
-    if jobs == 1:
-        _one_thread()
     plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules)
     _writable_folder(out)  # made only once everything else is known to be right
     if args.seed < EVAL_DECKS:
@@ -732,18 +732,12 @@ def run_generate(args) -> int:
     return 0
 
 
-def _one_thread() -> None:
-    """One torch thread, as ten train and run_chunks' workers use: the networks are small, and a
-    second thread costs more than it gives (on a busy 2-core machine, the search ran dozens of times slower with two)."""
-    try:
-        import torch
-    except ImportError:  # a search without a model needs no torch
-        return
-    torch.set_num_threads(1)
-
-
 def run_train(args) -> int:
-    _one_thread()  # and the same weights from the same data, whatever the machine's cores
+    import torch
+
+    # One thread whatever OMP_NUM_THREADS says, as ten train does: the same weights from the same data
+    # on any machine (generating needs nothing here: ten's own default is already one thread).
+    torch.set_num_threads(1)
     train_network(args.data, args.start, args.out, epochs=args.epochs, lr=args.lr, batch=args.batch,
                   value_weight=args.value_weight, holdout=args.holdout, seed=args.seed,
                   sharpen=args.sharpen, value_target=args.value_target, overwrite=args.overwrite,
