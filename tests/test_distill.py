@@ -146,15 +146,31 @@ def test_cli_on_two_workers_writes_the_same_data(generated, tmp_path, capsys):
 @pytest.mark.parametrize("teacher, phrases", [
     ("oracle:ppo-jen:4", ["teacher 'oracle:ppo-jen:4' sees the deck order", "search:ppo-jen:64"]),
     ("oracle", ["sees the deck order"]),
-    ("heuristic", ["teacher 'heuristic' is not a search agent", "search:<model>:<budget>"]),
-    ("ppo-jen", ["teacher 'ppo-jen' is not a search agent"]),
+    ("heuristic", ["teacher 'heuristic' is neither a fair search agent nor a network", "search:<model>:<budget>"]),
+    ("jen:7", ["teacher 'jen:7' is neither a fair search agent nor a network", "ppo-jen"]),
     ("search:nomodel:4", ["its model: unknown agent 'nomodel'"]),
 ])
-def test_generate_refuses_teachers_that_are_not_fair_searches(teacher, phrases, tmp_path, capsys):
+def test_generate_refuses_teachers_that_are_neither_fair_searches_nor_networks(teacher, phrases, tmp_path, capsys):
     out = tmp_path / "x.npz"
     _one_line_error(capsys, ["distill", "generate", teacher, "--games", "1", "--seed", "0", "-o", str(out)],
                     *phrases)
     assert not out.exists()
+
+
+def test_a_network_teacher_writes_its_own_probabilities_and_plays_as_ten_eval_plays_it(tmp_path):
+    data = D.generate("ppo-jen", levels=[8], games=3, seed=SEED, jobs=1)
+    arrays = data["arrays"]
+    network = PolicyAgent.pretrained("ppo-jen")
+    probs, values = network.evaluate(arrays["observation"], arrays["mask"])
+    np.testing.assert_allclose(arrays["policy"], np.where(arrays["mask"], probs, 0), atol=1e-6)
+    np.testing.assert_allclose(arrays["value"], values, atol=1e-6)
+    assert arrays["mask"].sum(1).min() >= 2  # single moves are not written
+    # The moves it played are PolicyAgent's: the same games, won and lost as ten eval plays them.
+    results = play_games([network], Rules(jen_level=8), n=3, seed=SEED)
+    assert data["meta"]["wins_per_level"] == [results.wins[0]]
+    assert len(arrays["policy"]) + data["meta"]["single_move_decisions"] == results.decisions[0]
+    margins = [arrays["reward"][arrays["game"] == g][0] * 20 for g in range(3)]
+    assert sum(margins) == pytest.approx(results.margins[0], abs=1e-4)
 
 
 def test_generate_refuses_an_existing_file_unless_overwrite(tmp_path, capsys):
@@ -287,6 +303,30 @@ def test_the_outcome_value_target_is_what_the_search_gives_a_finished_game(lesso
     assert not (tmp_path / "bad.zip").exists()
 
 
+def test_policy_weight_zero_trains_the_value_alone(lesson, tmp_path):
+    out = tmp_path / "value.zip"
+    card = D.train_network([lesson["path"]], "ppo-jen", out, epochs=2, lr=1e-3, batch=64, holdout=0.25, seed=1,
+                           policy_weight=0, echo=None)
+    assert card["policy_weight"] == 0 and lesson["card"]["policy_weight"] == 1.0
+    arrays = lesson["arrays"]
+    start = PolicyAgent.pretrained("ppo-jen")
+    student = PolicyAgent(out)
+    old_probs, old_values = start.evaluate(arrays["observation"], arrays["mask"])
+    new_probs, new_values = student.evaluate(arrays["observation"], arrays["mask"])
+    np.testing.assert_array_equal(new_probs, old_probs)  # the policy's weights exactly as they were
+    assert np.abs(new_values - 0.5).mean() < 0.5 * np.abs(old_values - 0.5).mean()
+    # Kept by the value loss alone: the policy loss, unchanged, does not weigh on the choice.
+    kept = card["epoch_losses"][card["kept_epoch"]]
+    assert kept["validation_loss"] == pytest.approx(0.5 * kept["validation_value_loss"])
+    with pytest.raises(ValueError, match="policy_weight and value_weight are both 0"):
+        D.train_network([lesson["path"]], "ppo-jen", tmp_path / "bad.zip", policy_weight=0, value_weight=0,
+                        echo=None)
+    for bad in (-1, float("inf"), True):
+        with pytest.raises(ValueError, match="policy_weight must be a number, 0 or more"):
+            D.train_network([lesson["path"]], "ppo-jen", tmp_path / "bad.zip", policy_weight=bad, echo=None)
+    assert not (tmp_path / "bad.zip").exists()
+
+
 def test_validation_holds_out_whole_games(lesson):
     data = D.load_data(lesson["path"])
     train_rows, valid_rows, games = D._split_games([data, data], 0.25, seed=3)
@@ -358,6 +398,8 @@ def test_train_starts_only_from_a_file_that_loads_without_unpickling(lesson, tmp
                                   ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--holdout", "1"],
                                   ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--lr", "-1"],
                                   ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--sharpen", "0.5"],
+                                  ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip",
+                                   "--policy-weight", "-0.5"],
                                   ["distill", "generate", "search:4", "-o", "x.npz", "--seed", "0"],
                                   ["distill", "generate", "search:4", "-o", "x.npz", "--seed", "0", "--games", "1",
                                    "--jobs", "0"]])
@@ -376,7 +418,7 @@ def test_cli_errors_and_the_bare_command_print_no_traceback(tmp_path):
                           "--seed", "0", "-o", str(tmp_path / "x.npz")], capture_output=True, text=True, timeout=120,
                          check=False)
     assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr
-    assert run.stderr.startswith("ten: error: teacher 'heuristic' is not a search agent")
+    assert run.stderr.startswith("ten: error: teacher 'heuristic' is neither a fair search agent nor a network")
     assert not (tmp_path / "x.npz").exists()
     # the core of train.distill needs no torch: only training imports it
     code = "import sys, train.distill, train.cli; train.cli.build_parser(); print('torch' in sys.modules)"

@@ -13,7 +13,10 @@ Two steps, each a command.
 ``ten distill generate TEACHER --games N --seed S [--levels 6-10] [--jobs J] -o DATA.npz``
     The teacher, a search agent (``search``, ``search:<budget>``, ``search:<model>:<budget>``;
     not ``oracle...``, which sees the deck order: its targets would teach moves that depend
-    on cards nobody can see), plays N solitaire games against JEN at each level: game i of
+    on cards nobody can see) or a network (``ppo-jen``, a model ``.zip``: it plays its
+    likeliest move, as ``ten eval`` plays it, and its own probabilities and value are
+    written; cheap data for a value, below), plays N solitaire games against JEN at each
+    level: game i of
     a level on deck seed S + i, the teacher reset with the seed
     :func:`agents.tournament.seeded_games` gives it (so ``ten eval TEACHER --levels L
     --games N --seed S`` plays the very same games, and the data does not depend on
@@ -51,9 +54,11 @@ practice there are none), in the order of levels, then games, then moves:
 - ``observation`` (float32, decisions x 463): the ``observation["observation"]`` vector;
 - ``mask`` (bool, decisions x actions): the legal actions, ``observation["action_mask"]``;
 - ``policy`` (float32, decisions x actions): the **policy target**, the search's visit
-  counts normalised to sum to 1, zero on illegal actions;
+  counts normalised to sum to 1 (a network teacher's action probabilities), zero on
+  illegal actions;
 - ``value`` (float32): the search's mean value at the root, (result + margin / 20) / 2 in
-  its own terms (:func:`agents.search.outcome_value`), kept for study, not trained on;
+  its own terms (:func:`agents.search.outcome_value`) (a network teacher's value), kept
+  for study, not trained on;
 - ``level`` (int8) and ``game`` (int32, 0 to N - 1 within the level; its deck seed is
   S + game);
 - ``reward`` (float32): the **value target**, the game's outcome as the environment's
@@ -64,9 +69,13 @@ practice there are none), in the order of levels, then games, then moves:
   ``seed``, ``rules``, ``wins_per_level``, ``decisions``, ``single_move_decisions``,
   ``seconds``, ``jobs``, ``ten_env_version``.
 
-The training loss of a decision is the cross-entropy between its policy target and the
-network's masked policy, plus ``value_weight`` times the squared error between the value
-head and its value target. The policy target is the visit shares or, with ``--sharpen K``,
+The training loss of a decision is ``policy_weight`` (``--policy-weight``, 1) times the
+cross-entropy between its policy target and the network's masked policy, plus
+``value_weight`` times the squared error between the value head and its value target.
+With ``--policy-weight 0`` the value alone is trained: the policy network is not run and
+keeps its weights exactly, so the prior a search takes from it is unchanged. A network
+teacher plays a game in about 13 ms (a search at budget 64 in about 0.4 s), so the value
+of the search's leaves can be fitted on tens of thousands of games' outcomes. The policy target is the visit shares or, with ``--sharpen K``,
 the shares to the power K, renormalised: the network plays its likeliest move, so a target
 spread over several moves can teach it the wrong favourite where it cannot fit the spread
 exactly. The value target is ``reward`` or, with ``--value-target outcome``, (result +
@@ -121,7 +130,8 @@ from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
 DEFAULT_LEVELS = "6-10"  # where ppo-jen loses most of its games: there the search has most to teach
-TEACHERS_HELP = "search, search:<budget>, search:<model>:<budget> or search:<model> (e.g. search:ppo-jen:64)"
+TEACHERS_HELP = ("a search agent (search, search:<budget>, search:<model>:<budget> or search:<model>, e.g. "
+                 "search:ppo-jen:64) or a network (a shipped model such as ppo-jen, or a model .zip)")
 #: Every array a data file holds, with its dtype (``meta`` aside).
 ARRAYS = {"observation": np.float32, "mask": np.bool_, "policy": np.float32, "value": np.float32,
           "level": np.int8, "game": np.int32, "reward": np.float32, "win": np.float32}
@@ -137,15 +147,16 @@ SEAT = 0  # the searching seat: in the solitaire game the agent always sits in s
 
 
 def check_teacher(spec) -> str:
-    """The teacher's spec, stripped, if it names a search agent that plays fair; ``ValueError`` otherwise."""
+    """The teacher's spec, stripped, unless it names an agent that sees the deck order (``ValueError``).
+
+    Whether it names a search agent or a network is known once it is loaded
+    (:func:`plan_generation`)."""
     spec = spec.strip() if isinstance(spec, str) else ""
-    kind = spec.partition(":")[0]
-    if kind == "oracle":
+    if not spec:
+        raise ValueError(f"the teacher is empty; use {TEACHERS_HELP}")
+    if spec.partition(":")[0] == "oracle":
         raise ValueError(f"teacher {spec!r} sees the deck order, so its decisions would teach moves that "
-                         f"depend on cards nobody can see; use a search agent: {TEACHERS_HELP}")
-    if kind != "search":
-        raise ValueError(f"teacher {spec or '(empty)'!r} is not a search agent: the targets are a search's "
-                         f"visit counts; use {TEACHERS_HELP}")
+                         f"depend on cards nobody can see; use {TEACHERS_HELP}")
     return spec
 
 
@@ -163,25 +174,33 @@ def _level_rules(rules: dict | None, level: int) -> dict:
 
 
 class _Scribe:
-    """Plays the teacher's moves and writes down, for each, what the search behind it found."""
+    """Plays the teacher's moves and writes down, for each, what lay behind it: a search's visit
+    shares and root value, or a network's action probabilities and value."""
 
     def __init__(self, teacher):
         self.teacher = teacher
+        self.searches = hasattr(teacher, "search")
         self.rows: list[tuple] = []  # (observation, mask, policy, value)
         self.single_moves = 0
 
     def act(self, observation: dict, info: dict) -> int:
-        decision = self.teacher.search(observation, info)
-        if len(decision.actions) < 2:  # nothing to choose, nothing to teach
-            self.single_moves += 1
-            return decision.action
         mask = np.asarray(observation["action_mask"]).astype(bool)
-        visits = np.asarray(decision.visits, dtype=np.float64)
-        policy = np.zeros(mask.shape[0], dtype=np.float32)
-        policy[decision.actions] = visits / visits.sum()
-        self.rows.append((np.asarray(observation["observation"], dtype=np.float32), mask, policy,
-                          np.float32(decision.value)))
-        return decision.action
+        if mask.sum() < 2:  # nothing to choose, nothing to teach
+            self.single_moves += 1
+            return int(np.flatnonzero(mask)[0])
+        vector = np.asarray(observation["observation"], dtype=np.float32)
+        if self.searches:
+            decision = self.teacher.search(observation, info)
+            visits = np.asarray(decision.visits, dtype=np.float64)
+            policy = np.zeros(mask.shape[0], dtype=np.float32)
+            policy[decision.actions] = visits / visits.sum()
+            action, value = decision.action, decision.value
+        else:  # a network plays its likeliest move, as PolicyAgent.act does, from the same forward pass
+            probs, values = self.teacher.evaluate(vector[None], mask[None])
+            policy = np.where(mask, probs[0], 0).astype(np.float32)
+            action, value = int(np.argmax(policy)), float(values[0])
+        self.rows.append((vector, mask, policy, np.float32(value)))
+        return action
 
 
 def play_teacher_chunk(chunk: Chunk, cache: dict) -> dict:
@@ -296,11 +315,13 @@ def play_generation(plan: dict, progress: bool = False) -> dict:
 
 
 def _check_teacher_agent(spec: str, agent, max_bid: int) -> None:
-    from agents import SearchAgent
+    from agents import PolicyAgent, SearchAgent
 
-    if not isinstance(agent, SearchAgent) or getattr(agent, "sees_deck_order", False):
-        raise ValueError(f"teacher {spec!r} is not a fair search agent; use {TEACHERS_HELP}")
-    model = getattr(agent.model, "model", None)
+    if getattr(agent, "sees_deck_order", False) or not isinstance(agent, (SearchAgent, PolicyAgent)):
+        raise ValueError(f"teacher {spec!r} is neither a fair search agent nor a network: it has no visit "
+                         f"counts or action probabilities to teach; use {TEACHERS_HELP}")
+    network = agent.model if isinstance(agent, SearchAgent) else agent
+    model = getattr(network, "model", None)
     n = getattr(getattr(model, "action_space", None), "n", None)
     if n is not None and int(n) != num_actions(max_bid):
         raise ValueError(f"teacher {spec!r}: its model has {int(n)} actions but the game has "
@@ -491,7 +512,8 @@ def sharpened(targets, power: float):
 
 def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: float = 1e-4, batch: int = 512,
                   value_weight: float = 0.5, holdout: float = 0.1, seed: int = 0, sharpen: float = 1.0,
-                  value_target: str = "reward", overwrite: bool = False, echo=print) -> dict:
+                  value_target: str = "reward", policy_weight: float = 1.0, overwrite: bool = False,
+                  echo=print) -> dict:
     """Train ``start``'s network on the data files, save it at ``out`` (a ``.zip``) with its card
     (``.json`` beside it); the card, as a dict. ``echo`` gets one line per epoch (``None``: quiet).
 
@@ -503,8 +525,12 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     whole_number("batch", batch, 1)
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
         raise ValueError(f"lr must be a number above 0, got {lr!r}")
-    if not (isinstance(value_weight, (int, float)) and math.isfinite(value_weight) and value_weight >= 0):
-        raise ValueError(f"value_weight must be a number, 0 or more, got {value_weight!r}")
+    for name, weight in (("value_weight", value_weight), ("policy_weight", policy_weight)):
+        if isinstance(weight, bool) or not (isinstance(weight, (int, float)) and math.isfinite(weight)
+                                            and weight >= 0):
+            raise ValueError(f"{name} must be a number, 0 or more, got {weight!r}")
+    if policy_weight == 0 and value_weight == 0:
+        raise ValueError("policy_weight and value_weight are both 0: there would be nothing to train")
     if isinstance(sharpen, bool) or not (isinstance(sharpen, (int, float)) and math.isfinite(sharpen)
                                          and sharpen >= 1):
         raise ValueError(f"sharpen must be a number, 1 or more, got {sharpen!r}")
@@ -568,7 +594,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         entry = {"epoch": epoch,
                  "train_policy_loss": trained["policy_loss"], "train_value_loss": trained["value_loss"],
                  "validation_policy_loss": valid["policy_loss"], "validation_value_loss": valid["value_loss"],
-                 "validation_loss": valid["policy_loss"] + value_weight * valid["value_loss"],
+                 "validation_loss": policy_weight * valid["policy_loss"] + value_weight * valid["value_loss"],
                  "validation_agreement": valid["agreement"]}
         label = "start" if epoch == 0 else f"{epoch}/{epochs}"
         say(f"epoch {label:>5}  train: policy {trained['policy_loss']:.4f} value {trained['value_loss']:.4f}  "
@@ -585,11 +611,14 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         order = train_idx[torch.randperm(len(train_idx), generator=generator)]
         for first in range(0, len(order), batch):
             rows = order[first:first + batch]
-            log_probs, values = _forward(policy, observations[rows], masks[rows])
-            policy_loss = -(targets[rows] * log_probs).sum(1).mean()
-            value_loss = torch.nn.functional.mse_loss(values, rewards[rows])
+            if policy_weight:
+                log_probs, values = _forward(policy, observations[rows], masks[rows])
+                loss = -policy_weight * (targets[rows] * log_probs).sum(1).mean()
+            else:  # the value alone: the policy network is not even run, and keeps its weights exactly
+                values, loss = policy.predict_values(observations[rows])[:, 0], 0.0
+            loss = loss + value_weight * torch.nn.functional.mse_loss(values, rewards[rows])
             optimizer.zero_grad()
-            (policy_loss + value_weight * value_loss).backward()
+            loss.backward()
             optimizer.step()
         entry = record(epoch, measure(train_idx), measure(valid_idx))
         history.append(entry)
@@ -620,7 +649,8 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
                "games_per_level": d["meta"]["games_per_level"], "seed": d["meta"]["seed"],
                "games": d["meta"]["games_per_level"] * len(d["meta"]["levels"]),
                "decisions": len(d["arrays"]["policy"]), "rules": d["meta"]["rules"]} for d in datasets],
-        epochs=epochs, learning_rate=lr, batch_size=batch, value_weight=value_weight, sharpen=sharpen,
+        epochs=epochs, learning_rate=lr, batch_size=batch, policy_weight=policy_weight,
+        value_weight=value_weight, sharpen=sharpen,
         value_target=value_target,
         holdout=holdout, seed=seed,
         games=n_games, train_decisions=len(train_rows), validation_decisions=len(valid_rows),
@@ -653,6 +683,7 @@ def _machine(torch_version: str) -> str:
 
 _learning_rate = real_number("--lr", "a number above 0", lambda value: value > 0)
 _weight = real_number("--value-weight", "a number, 0 or more", lambda value: value >= 0)
+_policy_weight = real_number("--policy-weight", "a number, 0 or more", lambda value: value >= 0)
 _share = real_number("--holdout", "a share of the games above 0 and below 1 (e.g. 0.1)", lambda value: 0 < value < 1)
 _sharpen = real_number("--sharpen", "a number, 1 or more", lambda value: value >= 1)
 
@@ -661,10 +692,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``ten distill generate`` and ``ten distill train``."""
     steps = parser.add_subparsers(dest="step", metavar="STEP")
     gen = steps.add_parser(
-        "generate", help="a search agent plays JEN; its decisions saved as training data (.npz)",
-        description="Play a search agent against JEN, GAMES games per level, and save every decision it "
-                    "makes with its visit counts (the policy target) and the game's outcome (the value target).")
-    gen.add_argument("teacher", metavar="TEACHER", help=f"the search agent: {TEACHERS_HELP}")
+        "generate", help="a search agent or network plays JEN; its decisions saved as training data (.npz)",
+        description="Play a search agent (or a network) against JEN, GAMES games per level, and save every "
+                    "decision it makes with its visit counts (a network's probabilities: the policy target) "
+                    "and the game's outcome (the value target).")
+    gen.add_argument("teacher", metavar="TEACHER", help=f"the teacher: {TEACHERS_HELP}")
     gen.add_argument("--levels", default=DEFAULT_LEVELS, metavar="LEVELS",
                      help=f"JEN levels ({span(JEN_LEVELS)}, a list such as 6,8,10, or one level; "
                           f"default {DEFAULT_LEVELS})")
@@ -692,6 +724,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="decisions per minibatch (default 512)")
     fit.add_argument("--value-weight", type=_weight, default=0.5, metavar="W",
                      help="weight of the value loss beside the policy loss (default 0.5)")
+    fit.add_argument("--policy-weight", type=_policy_weight, default=1.0, metavar="W",
+                     help="weight of the policy loss (default 1; 0 trains the value alone and leaves the "
+                          "policy exactly as it was)")
     fit.add_argument("--sharpen", type=_sharpen, default=1.0, metavar="K",
                      help="policy targets = visit shares to the power K, renormalised (default 1: as visited; "
                           "higher leans on the most visited move)")
@@ -740,6 +775,7 @@ def run_train(args) -> int:
     torch.set_num_threads(1)
     train_network(args.data, args.start, args.out, epochs=args.epochs, lr=args.lr, batch=args.batch,
                   value_weight=args.value_weight, holdout=args.holdout, seed=args.seed,
-                  sharpen=args.sharpen, value_target=args.value_target, overwrite=args.overwrite,
+                  sharpen=args.sharpen, value_target=args.value_target, policy_weight=args.policy_weight,
+                  overwrite=args.overwrite,
                   echo=lambda line: print(line, flush=True))
     return 0
