@@ -448,18 +448,17 @@ def _model_facts(path: Path) -> tuple[tuple, int]:
     return observation_shape(path, data), int(action_space(path, data).n)
 
 
-def _losses(policy, observations, masks, targets, rewards, batch: int = 4096) -> dict:
-    """Mean policy cross-entropy, value squared error and argmax agreement over the rows given."""
+def _losses(policy, observations, masks, targets, rewards, rows, batch: int = 4096) -> dict:
+    """Mean policy cross-entropy, value squared error and argmax agreement over ``rows`` (indices)."""
     import torch
 
     total = {"policy_loss": 0.0, "value_loss": 0.0, "agreement": 0.0}
-    rows = len(targets)
-    if not rows:
+    if not len(rows):
         return {key: float("nan") for key in total}
     policy.set_training_mode(False)
     with torch.no_grad():
-        for start in range(0, rows, batch):
-            part = slice(start, start + batch)
+        for start in range(0, len(rows), batch):
+            part = rows[start:start + batch]  # indexed a batch at a time: no copy of all the rows at once
             log_probs, values = _forward(policy, observations[part], masks[part])
             total["policy_loss"] += float(-(targets[part] * log_probs).sum(1).sum())
             total["value_loss"] += float(((values - rewards[part]) ** 2).sum())
@@ -467,7 +466,7 @@ def _losses(policy, observations, masks, targets, rewards, batch: int = 4096) ->
             # common with a small budget, and any of the tied moves is the search's argmax).
             most = targets[part] >= targets[part].max(1, keepdim=True).values
             total["agreement"] += float(most.gather(1, log_probs.argmax(1, keepdim=True)).sum())
-    return {key: value / rows for key, value in total.items()}
+    return {key: value / len(rows) for key, value in total.items()}
 
 
 def _forward(policy, observations, masks):
@@ -571,10 +570,21 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     policy = model.policy
 
     def stacked(name, dtype):
-        return torch.as_tensor(np.concatenate([d["arrays"][name] for d in datasets]).astype(dtype, copy=False))
+        """The files' rows of one array in one tensor; each file's copy is dropped once it is in place,
+        so that millions of decisions need little more memory than the tensor itself."""
+        parts = [d["arrays"].pop(name) for d in datasets]
+        whole = np.empty((sum(len(part) for part in parts), *parts[0].shape[1:]), dtype=dtype)
+        at = 0
+        while parts:
+            part = parts.pop(0)
+            whole[at:at + len(part)] = part
+            at += len(part)
+            del part
+        return torch.from_numpy(whole)
 
     observations, masks = stacked("observation", np.float32), stacked("mask", np.bool_)
-    targets = sharpened(stacked("policy", np.float64), sharpen).float()
+    # Sharpening works in float64 (small shares to a power); the shares as they are need no more than float32.
+    targets = sharpened(stacked("policy", np.float64 if sharpen != 1 else np.float32), sharpen).float()
     rewards = stacked("reward", np.float32)
     if value_target == "outcome":
         rewards = outcome(rewards, stacked("win", np.float32))
@@ -582,7 +592,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     train_idx, valid_idx = torch.as_tensor(train_rows), torch.as_tensor(valid_rows)
 
     def measure(rows) -> dict:
-        return _losses(policy, observations[rows], masks[rows], targets[rows], rewards[rows])
+        return _losses(policy, observations, masks, targets, rewards, rows)
 
     positive = targets > 0
     floor = float(-(targets[positive] * targets[positive].log()).sum() / len(targets))
@@ -648,7 +658,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         data=[{"file": d["path"], "teacher": d["meta"]["teacher"], "levels": d["meta"]["levels"],
                "games_per_level": d["meta"]["games_per_level"], "seed": d["meta"]["seed"],
                "games": d["meta"]["games_per_level"] * len(d["meta"]["levels"]),
-               "decisions": len(d["arrays"]["policy"]), "rules": d["meta"]["rules"]} for d in datasets],
+               "decisions": len(d["arrays"]["game"]), "rules": d["meta"]["rules"]} for d in datasets],
         epochs=epochs, learning_rate=lr, batch_size=batch, policy_weight=policy_weight,
         value_weight=value_weight, sharpen=sharpen,
         value_target=value_target,
