@@ -308,6 +308,7 @@ def test_policy_weight_zero_trains_the_value_alone(lesson, tmp_path):
     card = D.train_network([lesson["path"]], "ppo-jen", out, epochs=2, lr=1e-3, batch=64, holdout=0.25, seed=1,
                            policy_weight=0, echo=None)
     assert card["policy_weight"] == 0 and lesson["card"]["policy_weight"] == 1.0
+    assert "value network fitted" in card["method"] and "expert iteration" in lesson["card"]["method"]
     arrays = lesson["arrays"]
     start = PolicyAgent.pretrained("ppo-jen")
     student = PolicyAgent(out)

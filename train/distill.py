@@ -652,8 +652,11 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     start_entry = history[0]
     card = model_card(
         model, name=out.stem,
-        method=("expert iteration (ten distill train): the starting model's network trained on a search's "
-                "decisions; training_steps are the starting model's PPO steps"),
+        method=(("ten distill train --policy-weight 0: the starting model's value network fitted to the "
+                 "teacher's games, its policy network kept as it was"
+                 if policy_weight == 0 else
+                 "expert iteration (ten distill train): the starting model's network trained on the teacher's "
+                 "decisions") + "; training_steps are the starting model's PPO steps"),
         started_from=start,
         data=[{"file": d["path"], "teacher": d["meta"]["teacher"], "levels": d["meta"]["levels"],
                "games_per_level": d["meta"]["games_per_level"], "seed": d["meta"]["seed"],
