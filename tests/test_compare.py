@@ -62,3 +62,11 @@ def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys):
     assert err == [f"ten: error: -o {str(tmp_path / 'x.jpg')!r}: the plot is a .png file",
                    f"ten: error: {str(tmp_path / 'missing.json')!r} does not exist"]
     assert not (tmp_path / "x.jpg").exists()
+
+
+def test_no_two_of_thirty_agents_lines_look_alike():
+    from train.compare import line_look
+
+    looks = [line_look(i) for i in range(30)]
+    assert len(set(looks)) == 30
+    assert line_look(0)[1:] == ("o", "-") and line_look(10)[1:] == ("s", "--")  # the 11th: another style

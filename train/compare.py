@@ -135,6 +135,19 @@ def format_markdown(reports: list[dict]) -> str:
     return "\n".join(lines)
 
 
+LINE_STYLES = (("o", "-"), ("s", "--"), ("^", ":"))  # (marker, line) for agents 1-10, 11-20, 21-30
+
+
+def line_look(i: int) -> tuple:
+    """(colour, marker, line style) of the ``i``-th agent's line: ten colours, and past ten
+    agents another marker and line style, so that no two of the first thirty look alike."""
+    import matplotlib
+
+    colours = matplotlib.colormaps["tab10"].colors
+    marker, line = LINE_STYLES[i // len(colours) % len(LINE_STYLES)]
+    return colours[i % len(colours)], marker, line
+
+
 def plot(reports: list[dict], path) -> None:
     """Every agent's win rate against each JEN level with its 95% interval, in one PNG."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -147,11 +160,12 @@ def plot(reports: list[dict], path) -> None:
     for i, report in enumerate(reports):
         matchups = sorted(report["matchups"], key=lambda m: m["level"])
         shift = (i - (count - 1) / 2) * 0.06  # side by side, so the intervals stay readable
+        colour, marker, line = line_look(i)
         ax.errorbar([m["level"] + shift for m in matchups], [m["win_rate"] for m in matchups],
                     yerr=[[m["win_rate"] - m["ci_low"] for m in matchups],
                           [m["ci_high"] - m["win_rate"] for m in matchups]],
-                    fmt="o-", capsize=3, markersize=4, linewidth=1.2,
-                    label=f"{report['agent']} ({_games(report)} games / level)")
+                    color=colour, marker=marker, linestyle=line, capsize=3,
+                    markersize=4, linewidth=1.2, label=f"{report['agent']} ({_games(report)} games / level)")
     ax.axhline(0.5, linestyle="--", color="grey", linewidth=1)
     ax.set_xticks(list(JEN_LEVELS))
     ax.set_xlim(JEN_LEVELS[0] - 0.5, JEN_LEVELS[-1] + 0.5)
