@@ -38,8 +38,8 @@ the same: the tree puts finished games and the network's leaves side by side.
 ``ppo-jen``'s value estimates the margin reward it was trained on (a one-point
 win is 0.05 to it, 0.525 here); ``ppo-jen-outcome`` is ``ppo-jen`` with the
 value refitted to this score (``ten distill train --value-target outcome
---policy-weight 0``), and searching with it is stronger the bigger the budget
-(JEN 8: 51.0% against 47.8% at budget 64 on the same 1,000 deals; 59.3% at 512).
+--policy-weight 0``): at JEN 8, on the same 1,000 deals, searching with it won
+51.0% against 47.8% at budget 64 and 55.2% against 52.9% at 256.
 
 :class:`OracleAgent` runs the same search on the true deck order: it cheats,
 and serves only to show how far any agent could get.
