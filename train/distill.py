@@ -16,8 +16,7 @@ Two steps, each a command.
     on cards nobody can see) or a network (``ppo-jen``, a model ``.zip``: it plays its
     likeliest move, as ``ten eval`` plays it, and its own probabilities and value are
     written; cheap data for a value, below), plays N solitaire games against JEN at each
-    level: game i of
-    a level on deck seed S + i, the teacher reset with the seed
+    level: game i of a level on deck seed S + i, the teacher reset with the seed
     :func:`agents.tournament.seeded_games` gives it (so ``ten eval TEACHER --levels L
     --games N --seed S`` plays the very same games, and the data does not depend on
     ``--jobs``). ``--bust-buy``, ``--payment``, ``--max-bid`` and ``--deck-file`` choose the
