@@ -24,10 +24,10 @@ of each decision (PUCT); the network's evaluations are batched, simulations
 being run in groups with a virtual loss. The prior is the policy softened,
 each probability raised to 1 / ``prior_temperature`` (3 by default) and the
 whole renormalised: a trained policy is nearly certain of its favourite move
-(``ppo-jen`` gives it 0.98 at the median decision), and with that prior the
+(``ppo-jen-v1`` gives it 0.98 at the median decision), and with that prior the
 search hardly ever tried another: it played the network's move 99.4% of the
 time. Softened, it weighs the alternatives by what the simulations find
-(``search:ppo-jen:64`` at JEN 8, the same 1,000 deals: 43.9% with the raw
+(``search:ppo-jen-v1:64`` at JEN 8, the same 1,000 deals: 43.9% with the raw
 prior, 47.8% softened; a power of 1/5 did as well as 1/3 over 500 of them,
 mixing a quarter of uniform in did not).
 
@@ -35,8 +35,8 @@ A game's value to the agent is its result (+1 a sole win, -1 a loss, 0 a
 shared win) plus its score margin / 20, both halved, so that among equally
 likely wins the search prefers the wider. A network's value should estimate
 the same: the tree puts finished games and the network's leaves side by side.
-``ppo-jen``'s value estimates the margin reward it was trained on (a one-point
-win is 0.05 to it, 0.525 here); ``ppo-jen-outcome`` is ``ppo-jen`` with the
+``ppo-jen-v1``'s value estimates the margin reward it was trained on (a one-point
+win is 0.05 to it, 0.525 here); ``ppo-jen-outcome`` is ``ppo-jen-v1`` with the
 value refitted to this score (``ten distill train --value-target outcome
 --policy-weight 0``): at JEN 8, on the same 1,000 deals, searching with it won
 51.0% against 47.8% at budget 64 and 55.2% against 52.9% at 256.

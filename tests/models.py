@@ -9,7 +9,9 @@ import zipfile
 import gymnasium
 import numpy as np
 
-PRETRAINED = pathlib.Path(__file__).resolve().parent.parent / "agents" / "pretrained" / "ppo-jen.zip"
+# The model file PPO itself saved, with every entry SB3 pickles (a distilled model, such as today's
+# ppo-jen, is saved with fewer): the base the crafted files are made from.
+PRETRAINED = pathlib.Path(__file__).resolve().parent.parent / "agents" / "pretrained" / "ppo-jen-v1.zip"
 
 
 class _SmallerObservations(gymnasium.Env):

@@ -99,13 +99,15 @@ def test_ten_eval_never_unpickles(crafted, tmp_path):
     assert not [crafted[entry][1] for entry in chosen if crafted[entry][1].exists()]
 
 
-def test_shipped_model_plays_exactly_as_with_unpickling():
-    """ppo-jen, loaded safely, takes the same deterministic masked action as MaskablePPO.load
-    on every state of seeded solitaire games against JEN 7."""
+@pytest.mark.parametrize("name", ["ppo-jen-v1", "ppo-jen"])
+def test_shipped_model_plays_exactly_as_with_unpickling(name):
+    """A shipped solitaire model (PPO's own file, and the distilled one), loaded safely, takes the
+    same deterministic masked action as MaskablePPO.load on every state of seeded solitaire games
+    against JEN 7."""
     from sb3_contrib import MaskablePPO
 
-    agent = PolicyAgent.pretrained("ppo-jen")
-    old = MaskablePPO.load(str(PRETRAINED), device="cpu")  # the shipped file is trusted here
+    agent = PolicyAgent.pretrained(name)
+    old = MaskablePPO.load(str(PRETRAINED.with_name(f"{name}.zip")), device="cpu")  # the shipped file is trusted here
     observations, masks, actions = [], [], []
     seed = 0
     while len(observations) < 300:
