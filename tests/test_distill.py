@@ -174,6 +174,53 @@ def test_a_network_teacher_writes_its_own_probabilities_and_plays_as_ten_eval_pl
     assert sum(margins) == pytest.approx(results.margins[0], abs=1e-4)
 
 
+def test_with_a_player_the_teacher_labels_the_positions_the_player_reaches(tmp_path, capsys):
+    """DAgger: heuristic makes every move, the search writes its visits at each position; the games,
+    wins and outcomes are the heuristic's own, as ten eval plays them."""
+    out = tmp_path / "dagger.npz"
+    assert main(["distill", "generate", TEACHER, "--player", "heuristic", "--levels", "8", "--games", "2",
+                 "--seed", "1000", "--jobs", "1", "-o", str(out)]) == 0
+    assert "heuristic (the player; search:ppo-jen:4 labelled its positions) won JEN 8" in capsys.readouterr().out
+    data = D.load_data(out)
+    arrays, meta = data["arrays"], data["meta"]
+    assert meta["player"] == "heuristic" and meta["teacher"] == TEACHER
+    teacher, player = make_agent(TEACHER, seed=0), make_agent("heuristic", seed=1)
+    row = 0
+    for game_index in range(2):
+        teacher.reset(seed=1000 + game_index)  # as seeded_games resets seat 0 ...
+        player.reset(seed=1000 + game_index + 1000003)  # ... and seat 1
+        game = Game(Rules(jen_level=8), seed=1000 + game_index)
+        first = row
+        while not game.is_over:
+            observation, info = O.agent_view(game, 0)
+            decision = teacher.search(observation, info)
+            np.testing.assert_array_equal(arrays["observation"][row], observation["observation"])
+            visits = np.zeros(game.num_actions)
+            visits[decision.actions] = decision.visits
+            np.testing.assert_allclose(arrays["policy"][row], visits / visits.sum(), atol=1e-7)
+            game.act(player.act(observation, info))
+            row += 1
+        scores = game.scores()
+        assert (arrays["reward"][first:row] == np.float32(np.clip((scores[0] - scores[1]) / 20, -1, 1))).all()
+    assert row == len(arrays["policy"])
+    results = play_games([make_agent("heuristic", seed=0)], Rules(jen_level=8), n=2, seed=1000)
+    assert meta["wins_per_level"] == [results.wins[0]]
+    assert sum(arrays["reward"][arrays["game"] == g][0] * 20 for g in range(2)) == pytest.approx(
+        results.margins[0], abs=1e-4)
+
+
+@pytest.mark.parametrize("player, phrases", [
+    ("oracle:ppo-jen:4", ["player 'oracle:ppo-jen:4' sees the deck order", "ppo-jen, a model .zip"]),
+    (" ", ["the player is empty", "heuristic"]),
+    ("nobody", ["unknown agent 'nobody'"]),
+])
+def test_generate_refuses_a_player_that_sees_the_deck_or_does_not_exist(player, phrases, tmp_path, capsys):
+    out = tmp_path / "x.npz"
+    _one_line_error(capsys, ["distill", "generate", TEACHER, "--player", player, "--games", "1", "--seed", "1000",
+                             "-o", str(out)], *phrases)
+    assert not out.exists()
+
+
 def test_generate_refuses_an_existing_file_unless_overwrite(tmp_path, capsys):
     out = tmp_path / "x.npz"
     out.write_bytes(b"earlier data")

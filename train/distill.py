@@ -23,6 +23,13 @@ Two steps, each a command.
     game, as for ``ten eval``. A progress bar counts the games; the last line says how
     many decisions were written and how often the teacher won at each level.
 
+    ``--player AGENT`` (DAgger, Ross et al. 2011): the player (the network being trained,
+    say) makes every move and the teacher only labels the positions it reaches. A network
+    trained on the teacher's own games learns the teacher's positions; playing alone it
+    strays into positions of its own, where nothing taught it. The outcomes (the value
+    targets) are then the player's games'; the player is reset before each game with the seed
+    :func:`agents.tournament.seeded_games` gives a second seat.
+
     Keep the deck seeds of the data away from those of the evaluation: ``ten eval`` plays
     seeds 0 to games - 1 by default, so generate with, say, ``--seed 100000``; a network
     evaluated on the games it was trained on would be measured on its homework.
@@ -61,12 +68,12 @@ practice there are none), in the order of levels, then games, then moves:
 - ``level`` (int8) and ``game`` (int32, 0 to N - 1 within the level; its deck seed is
   S + game);
 - ``reward`` (float32): the **value target**, the game's outcome as the environment's
-  ``reward="margin"`` gives it: (teacher's score - JEN's) / 20, clipped to [-1, 1]; the
-  same for every decision of a game;
-- ``win`` (float32): 1.0 if the teacher won the game, 0.0 if not (JEN wins ties);
-- ``meta``: a JSON string: ``format``, ``teacher``, ``levels``, ``games_per_level``,
-  ``seed``, ``rules``, ``wins_per_level``, ``decisions``, ``single_move_decisions``,
-  ``seconds``, ``jobs``, ``ten_env_version``.
+  ``reward="margin"`` gives it: (the score of the one who played, the teacher or the player,
+  minus JEN's) / 20, clipped to [-1, 1]; the same for every decision of a game;
+- ``win`` (float32): 1.0 if the teacher (or the player) won the game, 0.0 if not (JEN wins ties);
+- ``meta``: a JSON string: ``format``, ``teacher``, ``player`` (``null``: the teacher played),
+  ``levels``, ``games_per_level``, ``seed``, ``rules``, ``wins_per_level``, ``decisions``,
+  ``single_move_decisions``, ``seconds``, ``jobs``, ``ten_env_version``.
 
 The training loss of a decision is ``policy_weight`` (``--policy-weight``, 1) times the
 cross-entropy between its policy target and the network's masked policy, plus
@@ -159,6 +166,7 @@ from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
 DEFAULT_LEVELS = "6-10"  # where ppo-jen loses most of its games: there the search has most to teach
+PLAYERS_HELP = "any agent that does not see the deck order: ppo-jen, a model .zip, heuristic, search:..."
 TEACHERS_HELP = ("a search agent (search, search:<budget>, search:<model>:<budget> or search:<model>, e.g. "
                  "search:ppo-jen:64) or a network (a shipped model such as ppo-jen, or a model .zip)")
 #: Every array a data file holds, with its dtype (``meta`` aside).
@@ -189,6 +197,21 @@ def check_teacher(spec) -> str:
     return spec
 
 
+def check_player(spec) -> str | None:
+    """The player's spec, stripped (``None``: the teacher plays), unless it is empty or sees the deck
+    order (``ValueError``)."""
+    if spec is None:
+        return None
+    spec = spec.strip() if isinstance(spec, str) else ""
+    if not spec:
+        raise ValueError(f"the player is empty; use an agent's name ({PLAYERS_HELP}), or no player for "
+                         f"the teacher to play its own moves")
+    if spec.partition(":")[0] == "oracle":
+        raise ValueError(f"player {spec!r} sees the deck order: the positions it reaches and the outcomes the "
+                         f"value learns would depend on cards nobody can see; use {PLAYERS_HELP}")
+    return spec
+
+
 def _level_rules(rules: dict | None, level: int) -> dict:
     base = dict(rules or {})
     for key in ("num_players", "jen_level"):
@@ -203,11 +226,12 @@ def _level_rules(rules: dict | None, level: int) -> dict:
 
 
 class _Scribe:
-    """Plays the teacher's moves and writes down, for each, what lay behind it: a search's visit
-    shares and root value, or a network's action probabilities and value."""
+    """Asks the teacher at every decision and writes down what lay behind its move: a search's visit
+    shares and root value, or a network's action probabilities and value. It plays the teacher's
+    move, or with a ``player`` the player's (the teacher then only labels the player's positions)."""
 
-    def __init__(self, teacher):
-        self.teacher = teacher
+    def __init__(self, teacher, player=None):
+        self.teacher, self.player = teacher, player
         self.searches = hasattr(teacher, "search")
         self.rows: list[tuple] = []  # (observation, mask, policy, value)
         self.single_moves = 0
@@ -229,7 +253,7 @@ class _Scribe:
             policy = np.where(mask, probs[0], 0).astype(np.float32)
             action, value = int(np.argmax(policy)), float(values[0])
         self.rows.append((vector, mask, policy, np.float32(value)))
-        return action
+        return action if self.player is None else int(self.player.act(observation, info))
 
 
 def play_teacher_chunk(chunk: Chunk, cache: dict) -> dict:
@@ -237,19 +261,20 @@ def play_teacher_chunk(chunk: Chunk, cache: dict) -> dict:
 
     Module-level, so that :func:`train.runner.run_chunks` can run it on worker processes.
     """
-    (teacher,) = seat_agents(chunk.specs, cache, chunk.trust)
+    agents = seat_agents(chunk.specs, cache, chunk.trust)  # the teacher, and the player if there is one
+    teacher, player = agents[0], (agents[1] if len(agents) > 1 else None)
     rules = Rules(**chunk.rules)
     n = num_actions(rules.max_bid)
 
     def play(deck_seed: int, order: list[int]):
         game = Game(rules, seed=deck_seed)
-        scribe = _Scribe(teacher)
+        scribe = _Scribe(teacher, player)
         play_game(game, [scribe])
         return game, scribe
 
     parts = {name: [] for name in ARRAYS}
     wins = single_moves = 0
-    for k, ((game, scribe), _) in enumerate(seeded_games([teacher], rules, chunk.games, chunk.first_seed,
+    for k, ((game, scribe), _) in enumerate(seeded_games(agents, rules, chunk.games, chunk.first_seed,
                                                          play=play)):
         won = game.winners() == [SEAT]  # a tie is JEN's
         wins += won
@@ -277,37 +302,43 @@ def _concatenate(parts: dict, n_actions: int) -> dict:
 
 
 def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs: int | None = None,
-                    rules: dict | None = None) -> dict:
-    """Check every input of :func:`generate`, the teacher loaded once; what to play. Nothing is played:
+                    rules: dict | None = None, player: str | None = None) -> dict:
+    """Check every input of :func:`generate`, the agents loaded once; what to play. Nothing is played:
     the command line checks everything first, so that a mistake fails before any game."""
-    teacher = check_teacher(teacher)
+    teacher, player = check_teacher(teacher), check_player(player)
     levels = parse_levels(levels)
     whole_number("games", games, 1)
     whole_number("seed", seed, 0)
     jobs = whole_number("jobs", default_jobs() if jobs is None else jobs, 1)
-    matchups = [((teacher,), _level_rules(rules, level)) for level in levels]
+    specs = (teacher,) if player is None else (teacher, player)
+    matchups = [(specs, _level_rules(rules, level)) for level in levels]
     from ten_env.deck import load as load_deck
 
     load_deck(matchups[0][1]["deck_file"])  # an unreadable deck file fails here, with its reason
     cache: dict = {}
-    (agent,) = seat_agents((teacher,), cache)  # a bad model name fails here, before any worker starts
-    _check_teacher_agent(teacher, agent, matchups[0][1]["max_bid"])
+    agents = seat_agents(specs, cache)  # a bad model name fails here, before any worker starts
+    max_bid = matchups[0][1]["max_bid"]
+    _check_teacher_agent(teacher, agents[0], max_bid)
+    if player is not None:
+        _check_actions(f"player {player!r}", _network_of(agents[1]), max_bid)
     if jobs > 1:
         cache.clear()  # the workers load their own
-    return {"teacher": teacher, "levels": levels, "games": games, "seed": seed, "jobs": jobs,
+    return {"teacher": teacher, "player": player, "levels": levels, "games": games, "seed": seed, "jobs": jobs,
             "matchups": matchups, "cache": cache}
 
 
 def generate(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs: int | None = None,
-             rules: dict | None = None, progress: bool = False) -> dict:
+             rules: dict | None = None, player: str | None = None, progress: bool = False) -> dict:
     """Play ``games`` games of ``teacher`` against JEN at each of ``levels``; the data (see the module doc).
 
-    Returns ``{"arrays": {name: array}, "meta": {...}}``, as :func:`save_data` writes it and
-    :func:`load_data` reads it back. ``rules``: :class:`ten_env.Rules` fields but
-    ``num_players`` and ``jen_level`` (``bust_buy``, ``payment``, ``max_bid``, ``deck_file``).
-    The arrays do not depend on ``jobs`` (worker processes; default all cores).
+    With ``player`` (an agent's name), the player makes the moves and the teacher only labels
+    every position the player meets (DAgger). Returns ``{"arrays": {name: array}, "meta":
+    {...}}``, as :func:`save_data` writes it and :func:`load_data` reads it back. ``rules``:
+    :class:`ten_env.Rules` fields but ``num_players`` and ``jen_level`` (``bust_buy``,
+    ``payment``, ``max_bid``, ``deck_file``). The arrays do not depend on ``jobs`` (worker
+    processes; default all cores).
     """
-    plan = plan_generation(teacher, levels=levels, games=games, seed=seed, jobs=jobs, rules=rules)
+    plan = plan_generation(teacher, levels=levels, games=games, seed=seed, jobs=jobs, rules=rules, player=player)
     return play_generation(plan, progress=progress)
 
 
@@ -335,7 +366,7 @@ def play_generation(plan: dict, progress: bool = False) -> dict:
     arrays = _concatenate(parts, n)
     rules_used = {key: value for key, value in matchups[0][1].items() if key != "jen_level"}
     meta = {
-        "format": FORMAT, "teacher": teacher, "levels": levels, "games_per_level": games, "seed": seed,
+        "format": FORMAT, "teacher": teacher, "player": plan["player"], "levels": levels, "games_per_level": games, "seed": seed,
         "rules": rules_used, "wins_per_level": wins, "decisions": len(arrays["policy"]),
         "single_move_decisions": single_moves, "seconds": round(seconds, 1), "jobs": jobs,
         "ten_env_version": _version(),
@@ -349,11 +380,21 @@ def _check_teacher_agent(spec: str, agent, max_bid: int) -> None:
     if getattr(agent, "sees_deck_order", False) or not isinstance(agent, (SearchAgent, PolicyAgent)):
         raise ValueError(f"teacher {spec!r} is neither a fair search agent nor a network: it has no visit "
                          f"counts or action probabilities to teach; use {TEACHERS_HELP}")
-    network = agent.model if isinstance(agent, SearchAgent) else agent
+    _check_actions(f"teacher {spec!r}", _network_of(agent), max_bid)
+
+
+def _network_of(agent):
+    """The network an agent plays or searches with (``None`` for a scripted agent or a rollout search)."""
+    from agents import SearchAgent
+
+    return agent.model if isinstance(agent, SearchAgent) else agent
+
+
+def _check_actions(who: str, network, max_bid: int) -> None:
     model = getattr(network, "model", None)
     n = getattr(getattr(model, "action_space", None), "n", None)
     if n is not None and int(n) != num_actions(max_bid):
-        raise ValueError(f"teacher {spec!r}: its model has {int(n)} actions but the game has "
+        raise ValueError(f"{who}: its model has {int(n)} actions but the game has "
                          f"{num_actions(max_bid)} (max_bid={max_bid}); generate with "
                          f"--max-bid {int(n) - BID_BASE - 1}")
 
@@ -457,8 +498,10 @@ def summary(data: dict, path) -> str:
     n = meta["games_per_level"]
     rates = ", ".join(f"JEN {level} {100 * w / n:.0f}%" for level, w in zip(meta["levels"], meta["wins_per_level"]))
     games = n * len(meta["levels"])
+    player = meta.get("player")
+    who = meta["teacher"] if player is None else f"{player} (the player; {meta['teacher']} labelled its positions)"
     return (f"saved {path}: {meta['decisions']} decisions from {games} games ({n} per level); "
-            f"{meta['teacher']} won {rates}; {_duration(meta['seconds'])}")
+            f"{who} won {rates}; {_duration(meta['seconds'])}")
 
 
 def _duration(seconds: float) -> str:
@@ -690,7 +733,8 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
                  "expert iteration (ten distill train): the starting model's network trained on the teacher's "
                  "decisions") + "; training_steps are the starting model's PPO steps"),
         started_from=start,
-        data=[{"file": d["path"], "teacher": d["meta"]["teacher"], "levels": d["meta"]["levels"],
+        data=[{"file": d["path"], "teacher": d["meta"]["teacher"], "player": d["meta"].get("player"),
+               "levels": d["meta"]["levels"],
                "games_per_level": d["meta"]["games_per_level"], "seed": d["meta"]["seed"],
                "games": d["meta"]["games_per_level"] * len(d["meta"]["levels"]),
                "decisions": len(d["arrays"]["game"]), "rules": d["meta"]["rules"]} for d in datasets],
@@ -742,6 +786,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     "decision it makes with its visit counts (a network's probabilities: the policy target) "
                     "and the game's outcome (the value target).")
     gen.add_argument("teacher", metavar="TEACHER", help=f"the teacher: {TEACHERS_HELP}")
+    gen.add_argument("--player", metavar="AGENT",
+                     help="an agent that makes the moves instead (e.g. the network being trained); the teacher "
+                          "then only labels the positions the player reaches (DAgger), and the outcomes are "
+                          "the player's")
     gen.add_argument("--levels", default=DEFAULT_LEVELS, metavar="LEVELS",
                      help=f"JEN levels ({span(JEN_LEVELS)}, a list such as 6,8,10, or one level; "
                           f"default {DEFAULT_LEVELS})")
@@ -796,12 +844,13 @@ def _no_step(args) -> int:
 
 
 def run_generate(args) -> int:
-    teacher = check_teacher(args.teacher)
+    teacher, player = check_teacher(args.teacher), check_player(args.player)
     levels = parse_levels(args.levels)
     out = check_output(args.out, ".npz", "the data", args.overwrite)
     rules = rules_from_args(args)
     jobs = default_jobs() if args.jobs is None else args.jobs
-    plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules)
+    plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules,
+                           player=player)
     _writable_folder(out)  # made only once everything else is known to be right
     if args.seed < EVAL_DECKS:
         print(f"note: deck seeds {args.seed}-{args.seed + args.games - 1} are among those ten eval plays by "
