@@ -166,7 +166,7 @@ from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
 DEFAULT_LEVELS = "6-10"  # where ppo-jen loses most of its games: there the search has most to teach
-PLAYERS_HELP = "any agent that does not see the deck order: ppo-jen, a model .zip, heuristic, search:..."
+PLAYERS_HELP = "an agent that does not see the deck order (ppo-jen, a model .zip, heuristic, search:...)"
 TEACHERS_HELP = ("a search agent (search, search:<budget>, search:<model>:<budget> or search:<model>, e.g. "
                  "search:ppo-jen:64) or a network (a shipped model such as ppo-jen, or a model .zip)")
 #: Every array a data file holds, with its dtype (``meta`` aside).
@@ -188,27 +188,25 @@ def check_teacher(spec) -> str:
 
     Whether it names a search agent or a network is known once it is loaded
     (:func:`plan_generation`)."""
-    spec = spec.strip() if isinstance(spec, str) else ""
-    if not spec:
-        raise ValueError(f"the teacher is empty; use {TEACHERS_HELP}")
-    if spec.partition(":")[0] == "oracle":
-        raise ValueError(f"teacher {spec!r} sees the deck order, so its decisions would teach moves that "
-                         f"depend on cards nobody can see; use {TEACHERS_HELP}")
-    return spec
+    return _fair_spec(spec, "teacher", "so its decisions would teach moves that depend on cards nobody can see",
+                      TEACHERS_HELP)
 
 
 def check_player(spec) -> str | None:
-    """The player's spec, stripped (``None``: the teacher plays), unless it is empty or sees the deck
-    order (``ValueError``)."""
+    """The player's spec, stripped (``None``: the teacher plays), unless it is empty or names an agent
+    that sees the deck order (``ValueError``)."""
     if spec is None:
         return None
+    return _fair_spec(spec, "player", "so the positions it reaches and the outcomes the value learns would "
+                                      "depend on cards nobody can see", PLAYERS_HELP)
+
+
+def _fair_spec(spec, role: str, why: str, allowed: str) -> str:
     spec = spec.strip() if isinstance(spec, str) else ""
     if not spec:
-        raise ValueError(f"the player is empty; use an agent's name ({PLAYERS_HELP}), or no player for "
-                         f"the teacher to play its own moves")
+        raise ValueError(f"the {role} is empty; use {allowed}")
     if spec.partition(":")[0] == "oracle":
-        raise ValueError(f"player {spec!r} sees the deck order: the positions it reaches and the outcomes the "
-                         f"value learns would depend on cards nobody can see; use {PLAYERS_HELP}")
+        raise ValueError(f"{role} {spec!r} sees the deck order, {why}; use {allowed}")
     return spec
 
 
@@ -366,8 +364,8 @@ def play_generation(plan: dict, progress: bool = False) -> dict:
     arrays = _concatenate(parts, n)
     rules_used = {key: value for key, value in matchups[0][1].items() if key != "jen_level"}
     meta = {
-        "format": FORMAT, "teacher": teacher, "player": plan["player"], "levels": levels, "games_per_level": games, "seed": seed,
-        "rules": rules_used, "wins_per_level": wins, "decisions": len(arrays["policy"]),
+        "format": FORMAT, "teacher": teacher, "player": plan["player"], "levels": levels,
+        "games_per_level": games, "seed": seed, "rules": rules_used, "wins_per_level": wins, "decisions": len(arrays["policy"]),
         "single_move_decisions": single_moves, "seconds": round(seconds, 1), "jobs": jobs,
         "ten_env_version": _version(),
     }
