@@ -390,6 +390,55 @@ def test_policy_weight_zero_trains_the_value_alone(lesson, tmp_path):
     assert not (tmp_path / "bad.zip").exists()
 
 
+def test_widening_keeps_the_policy_and_the_value_until_training_uses_the_new_units(lesson, tmp_path):
+    import torch
+
+    from agents.safe_load import load_model
+    from ten_env import SoloEnv
+
+    arrays = lesson["arrays"]
+    model = load_model(PolicyAgent.pretrained(START).path, env=SoloEnv(jen_level=6), device="cpu")
+    assert D.policy_layers(model) == (256, 256)
+    D.widen_policy(model, 384)
+    assert D.policy_layers(model) == (384, 384)
+    assert model.policy_kwargs["net_arch"] == {"pi": [384, 384], "vf": [256, 256]}
+    observations = torch.as_tensor(arrays["observation"])
+    masks = torch.as_tensor(arrays["mask"])
+    with torch.no_grad():
+        log_probs, values = D._forward(model.policy, observations, masks)
+    start_probs, start_values = PolicyAgent.pretrained(START).evaluate(arrays["observation"], arrays["mask"])
+    np.testing.assert_allclose(log_probs.exp().numpy(), start_probs, atol=1e-5)
+    np.testing.assert_allclose(values.numpy(), start_values, atol=1e-6)
+
+    out = tmp_path / "wide.zip"
+    card = D.train_network([lesson["path"]], START, out, epochs=2, lr=1e-3, batch=64, holdout=0.25, seed=1,
+                           value_weight=0, width=384, echo=None)
+    assert card["widened_to"] == 384 and card["policy_layers_at_start"] == [256, 256]
+    assert card["policy_kwargs"]["net_arch"] == {"pi": [384, 384], "vf": [256, 256]}
+    assert "widened to 384 units a layer" in card["method"] and lesson["card"]["widened_to"] is None
+    student = PolicyAgent(out)  # a safe file: no trust needed
+    probs, new_values = student.evaluate(arrays["observation"], arrays["mask"])
+    np.testing.assert_array_equal(new_values, start_values)  # the value network as it was
+    rows = np.arange(len(lesson["target"]))
+    assert probs[rows, lesson["target"]].mean() > start_probs[rows, lesson["target"]].mean() + 0.2
+    assert student.model.action_net.weight[:, 256:].abs().max() > 0  # the new units are read now
+
+
+def test_widening_refuses_a_narrower_width_or_an_untrained_policy(lesson, tmp_path, capsys):
+    out = tmp_path / "w.zip"
+    _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", START, "--width", "128",
+                             "-o", str(out)],
+                    "--width 128 is narrower than the starting model's policy layers [256, 256]: "
+                    "it can only widen them")
+    _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", START, "--width", "512",
+                             "--policy-weight", "0", "-o", str(out)],
+                    "width widens the policy network, which policy_weight 0 leaves as it is")
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="width must be a whole number of at least 1"):
+            D.train_network([lesson["path"]], START, out, width=bad, echo=None)
+    assert not out.exists() and not out.with_suffix(".json").exists() and not list(tmp_path.iterdir())
+
+
 def test_validation_holds_out_whole_games(lesson):
     data = D.load_data(lesson["path"])
     train_rows, valid_rows, games = D._split_games([data, data], 0.25, seed=3)
@@ -463,6 +512,7 @@ def test_train_starts_only_from_a_file_that_loads_without_unpickling(lesson, tmp
                                   ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--sharpen", "0.5"],
                                   ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip",
                                    "--policy-weight", "-0.5"],
+                                  ["distill", "train", "x.npz", "--from", "ppo-jen", "-o", "m.zip", "--width", "0"],
                                   ["distill", "generate", "search:4", "-o", "x.npz", "--seed", "0"],
                                   ["distill", "generate", "search:4", "-o", "x.npz", "--seed", "0", "--games", "1",
                                    "--jobs", "0"]])

@@ -75,6 +75,10 @@ practice there are none), in the order of levels, then games, then moves:
   ``levels``, ``games_per_level``, ``seed``, ``rules``, ``wins_per_level``, ``decisions``,
   ``single_move_decisions``, ``seconds``, ``jobs``, ``ten_env_version``.
 
+``--width N`` first widens every hidden layer of the starting model's policy network to N
+units (:func:`widen_policy`): the widened network plays exactly as the starting one did, and
+the new units give the policy room the starting layers may lack. The value network is kept.
+
 The training loss of a decision is ``policy_weight`` (``--policy-weight``, 1) times the
 cross-entropy between its policy target and the network's masked policy, plus
 ``value_weight`` times the squared error between the value head and its value target.
@@ -175,6 +179,9 @@ ARRAYS = {"observation": np.float32, "mask": np.bool_, "policy": np.float32, "va
 #: What the value head learns: ``reward``, the environment's margin reward (what PPO's value
 #: estimates); ``outcome``, the search's own value of a finished game.
 VALUE_TARGETS = ("reward", "outcome")
+#: The new units of a widened layer start with their incoming weights scaled down by this: near tanh's
+#: linear middle, small beside the old units, until training gives them something to carry.
+NEW_UNIT_SCALE = 0.1
 FROM_HINT = "ten distill train starts only from a model file that loads without unpickling (as ten train writes)"
 EVAL_DECKS = 1000  # ten eval --games 1000 plays deck seeds 0-999: data on those decks would be measured on itself
 SEAT = 0  # the searching seat: in the solitaire game the agent always sits in seat 0, JEN in seat 1
@@ -563,6 +570,51 @@ def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.nd
     return np.flatnonzero(~is_held), np.flatnonzero(is_held), n_games
 
 
+def policy_layers(model) -> tuple[int, ...]:
+    """The sizes of the hidden layers of ``model``'s policy network."""
+    import torch
+
+    return tuple(layer.out_features for layer in model.policy.mlp_extractor.policy_net
+                 if isinstance(layer, torch.nn.Linear))
+
+
+def widen_policy(model, width: int) -> None:
+    """Give every hidden layer of ``model``'s policy network ``width`` units, computing the same policy.
+
+    Each old unit keeps its weights; the new ones start with small incoming weights
+    (:data:`NEW_UNIT_SCALE`), and nothing reads them yet (their outgoing weights are zero), so
+    training starts from the starting model's policy with room to learn what it could not hold
+    (net2net's widening, Chen et al. 2016, with zeros where net2net splits units). The value
+    network is kept as it is; the saved file records the new layer sizes (``net_arch`` with
+    ``pi`` and ``vf``), which :mod:`agents.safe_load` reads like any other.
+    """
+    import torch
+
+    old_layers = policy_layers(model)
+    if width < max(old_layers):
+        raise ValueError(f"--width {width} is narrower than the starting model's policy layers "
+                         f"{list(old_layers)}: it can only widen them")
+    old = model.policy
+    value_layers = [layer.out_features for layer in old.mlp_extractor.value_net if isinstance(layer, torch.nn.Linear)]
+    kwargs = {**model.policy_kwargs, "net_arch": {"pi": [width] * len(old_layers), "vf": value_layers}}
+    new = model.policy_class(model.observation_space, model.action_space, model.lr_schedule, **kwargs)
+    with torch.no_grad():
+        new.mlp_extractor.value_net.load_state_dict(old.mlp_extractor.value_net.state_dict())
+        new.value_net.load_state_dict(old.value_net.state_dict())
+        linear = [(a, b) for a, b in zip(old.mlp_extractor.policy_net, new.mlp_extractor.policy_net)
+                  if isinstance(a, torch.nn.Linear)] + [(old.action_net, new.action_net)]
+        for k, (a, b) in enumerate(linear):
+            rows, cols = a.weight.shape
+            if k < len(linear) - 1:
+                b.weight[rows:] *= NEW_UNIT_SCALE
+                b.bias[rows:] = 0.0
+            b.weight[:rows, :cols] = a.weight
+            b.weight[:rows, cols:] = 0.0
+            b.bias[:rows] = a.bias
+    model.policy = new.to(old.device)
+    model.policy_kwargs = kwargs
+
+
 def outcome(rewards, wins):
     """What each game was worth to the search itself (:func:`agents.search.outcome_value`): (result +
     margin / 20) / 2, the result +1 for a win and -1 for a loss (JEN wins ties, so there are no shared
@@ -581,8 +633,8 @@ def sharpened(targets, power: float):
 
 def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: float = 1e-4, batch: int = 512,
                   value_weight: float = 0.5, holdout: float = 0.1, seed: int = 0, sharpen: float = 1.0,
-                  value_target: str = "reward", policy_weight: float = 1.0, overwrite: bool = False,
-                  echo=print) -> dict:
+                  value_target: str = "reward", policy_weight: float = 1.0, width: int | None = None,
+                  overwrite: bool = False, echo=print) -> dict:
     """Train ``start``'s network on the data files, save it at ``out`` (a ``.zip``) with its card
     (``.json`` beside it); the card, as a dict. ``echo`` gets one line per epoch (``None``: quiet).
 
@@ -605,6 +657,11 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         raise ValueError(f"sharpen must be a number, 1 or more, got {sharpen!r}")
     if value_target not in VALUE_TARGETS:
         raise ValueError(f"value_target must be one of {', '.join(VALUE_TARGETS)}, got {value_target!r}")
+    if width is not None:
+        whole_number("width", width, 1)
+        if policy_weight == 0:
+            raise ValueError("width widens the policy network, which policy_weight 0 leaves as it is: "
+                             "give one or the other")
     if not (isinstance(holdout, (int, float)) and 0 < holdout < 1):
         raise ValueError(f"holdout must be a share of the games above 0 and below 1, got {holdout!r}")
     out = check_output(out, ".zip", "the model", overwrite, beside=(".json",))
@@ -636,6 +693,9 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         model = load_model(start_path, env=ten_env.SoloEnv(jen_level=JEN_LEVELS[0], max_bid=max_bid), device="cpu")
     except ValueError as exc:  # only what loads without unpickling: no --trust-model here
         raise ValueError(f"--from: {str(exc).replace(RESUME_HINT, FROM_HINT)}") from None
+    widened_from = policy_layers(model)
+    if width is not None:
+        widen_policy(model, width)
     _writable_folder(out)  # made only once every input is known to be right, and before the training
     policy = model.policy
 
@@ -729,7 +789,10 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
                  "trained on the teacher's decisions, its value network kept as it was"
                  if value_weight == 0 else
                  "expert iteration (ten distill train): the starting model's network trained on the teacher's "
-                 "decisions") + "; training_steps are the starting model's PPO steps"),
+                 "decisions")
+                + (f"; its policy network first widened to {width} units a layer (--width), keeping its policy"
+                   if width is not None else "")
+                + "; training_steps are the starting model's PPO steps"),
         started_from=start,
         data=[{"file": d["path"], "teacher": d["meta"]["teacher"], "player": d["meta"].get("player"),
                "levels": d["meta"]["levels"],
@@ -739,6 +802,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         epochs=epochs, learning_rate=lr, batch_size=batch, policy_weight=policy_weight,
         value_weight=value_weight, sharpen=sharpen,
         value_target=value_target,
+        policy_layers_at_start=list(widened_from), widened_to=width,
         holdout=holdout, seed=seed,
         games=n_games, train_decisions=len(train_rows), validation_decisions=len(valid_rows),
         target_entropy=floor,
@@ -825,6 +889,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fit.add_argument("--value-target", choices=VALUE_TARGETS, default="reward",
                      help="what the value head learns: the margin reward PPO's value estimates (default), or "
                           "outcome, (result + margin / 20) / 2, the search's own value of a finished game")
+    fit.add_argument("--width", type=at_least(1, "--width"), metavar="N",
+                     help="widen every hidden layer of the starting policy network to N units first, keeping "
+                          "its policy (the new units start unread); the value network stays as it is")
     fit.add_argument("--holdout", type=_share, default=0.1, metavar="SHARE",
                      help="share of the games held out for validation (default 0.1)")
     fit.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
@@ -869,6 +936,6 @@ def run_train(args) -> int:
     train_network(args.data, args.start, args.out, epochs=args.epochs, lr=args.lr, batch=args.batch,
                   value_weight=args.value_weight, holdout=args.holdout, seed=args.seed,
                   sharpen=args.sharpen, value_target=args.value_target, policy_weight=args.policy_weight,
-                  overwrite=args.overwrite,
+                  width=args.width, overwrite=args.overwrite,
                   echo=lambda line: print(line, flush=True))
     return 0
