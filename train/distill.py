@@ -591,6 +591,8 @@ def widen_policy(model, width: int) -> None:
     import torch
 
     old_layers = policy_layers(model)
+    if not old_layers:
+        raise ValueError("the starting model's policy network has no hidden layer for --width to widen")
     if width < max(old_layers):
         raise ValueError(f"--width {width} is narrower than the starting model's policy layers "
                          f"{list(old_layers)}: it can only widen them")
