@@ -570,12 +570,17 @@ def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.nd
     return np.flatnonzero(~is_held), np.flatnonzero(is_held), n_games
 
 
-def policy_layers(model) -> tuple[int, ...]:
-    """The sizes of the hidden layers of ``model``'s policy network."""
+def hidden_layers(network) -> tuple[int, ...]:
+    """The sizes of the hidden layers of one of a policy's networks (``mlp_extractor.policy_net``
+    or ``value_net``: linear layers and their activations in turn)."""
     import torch
 
-    return tuple(layer.out_features for layer in model.policy.mlp_extractor.policy_net
-                 if isinstance(layer, torch.nn.Linear))
+    return tuple(layer.out_features for layer in network if isinstance(layer, torch.nn.Linear))
+
+
+def policy_layers(model) -> tuple[int, ...]:
+    """The sizes of the hidden layers of ``model``'s policy network."""
+    return hidden_layers(model.policy.mlp_extractor.policy_net)
 
 
 def widen_policy(model, width: int) -> None:
@@ -597,8 +602,8 @@ def widen_policy(model, width: int) -> None:
         raise ValueError(f"--width {width} is narrower than the starting model's policy layers "
                          f"{list(old_layers)}: it can only widen them")
     old = model.policy
-    value_layers = [layer.out_features for layer in old.mlp_extractor.value_net if isinstance(layer, torch.nn.Linear)]
-    kwargs = {**model.policy_kwargs, "net_arch": {"pi": [width] * len(old_layers), "vf": value_layers}}
+    kwargs = {**model.policy_kwargs, "net_arch": {"pi": [width] * len(old_layers),
+                                                  "vf": list(hidden_layers(old.mlp_extractor.value_net))}}
     new = model.policy_class(model.observation_space, model.action_space, model.lr_schedule, **kwargs)
     with torch.no_grad():
         new.mlp_extractor.value_net.load_state_dict(old.mlp_extractor.value_net.state_dict())
