@@ -424,12 +424,16 @@ def test_widening_keeps_the_policy_and_the_value_until_training_uses_the_new_uni
     assert student.model.action_net.weight[:, 256:].abs().max() > 0  # the new units are read now
 
 
-def test_widening_refuses_a_narrower_width_or_an_untrained_policy(lesson, tmp_path, capsys):
+def test_widening_refuses_a_narrower_or_equal_width_or_an_untrained_policy(lesson, tmp_path, capsys):
     out = tmp_path / "w.zip"
     _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", START, "--width", "128",
                              "-o", str(out)],
                     "--width 128 is narrower than the starting model's policy layers [256, 256]: "
                     "it can only widen them")
+    _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", START, "--width", "256",
+                             "-o", str(out)],
+                    "--width 256 is the starting model's policy layers [256, 256] already: give a wider width, "
+                    "or leave --width out")
     _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", START, "--width", "512",
                              "--policy-weight", "0", "-o", str(out)],
                     "width widens the policy network, which policy_weight 0 leaves as it is")
@@ -560,22 +564,30 @@ def test_ppo_jen_outcome_is_ppo_jen_v1s_policy_with_a_value_of_the_outcome():
     assert new_error < 0.95 * old_error, (old_error, new_error)
 
 
+def _trained_policy_kept_value(model: str, policy_from: str, value_from: str, seed: int) -> tuple[float, float]:
+    """Check that ``model`` (trained with ``--value-weight 0``) has ``value_from``'s values bit for bit
+    and a policy that moves differently from ``policy_from`` on positions of 20 of ``policy_from``'s
+    own JEN 8 games (deck seeds from ``seed``); return both players' win rates on 1,000 deals at JEN 8
+    (deck seeds 50,000 on)."""
+    data = D.generate(policy_from, levels=[8], games=20, seed=seed, jobs=1)["arrays"]
+    probs, values = PolicyAgent.pretrained(model).evaluate(data["observation"], data["mask"])
+    start_probs, _ = PolicyAgent.pretrained(policy_from).evaluate(data["observation"], data["mask"])
+    _, start_values = PolicyAgent.pretrained(value_from).evaluate(data["observation"], data["mask"])
+    np.testing.assert_array_equal(values, start_values)
+    changed = np.mean(probs.argmax(axis=1) != start_probs.argmax(axis=1))
+    assert 0.01 < changed < 0.5, changed  # a different player, not a different game
+    trained, start = (play_games([PolicyAgent.pretrained(name)], Rules(jen_level=8), n=1000, seed=50_000).win_rates[0]
+                      for name in (model, policy_from))
+    return trained, start
+
+
 def test_ppo_jen_is_the_search_distilled_over_ppo_jen_outcomes_value():
     """The shipped ``ppo-jen`` is one round of expert iteration: ``ppo-jen-outcome`` (whose
     policy is ``ppo-jen-v1``'s) with its policy trained on the decisions of
     ``search:ppo-jen-outcome:512`` and its value left alone (``--value-weight 0``). So its
-    values are ``ppo-jen-outcome``'s bit for bit, its moves are not ``ppo-jen-v1``'s, and it
-    wins more of the same deals at JEN 8."""
-    data = D.generate("ppo-jen-v1", levels=[8], games=20, seed=910_000, jobs=1)["arrays"]
-    probs, values = PolicyAgent.pretrained("ppo-jen").evaluate(data["observation"], data["mask"])
-    v1_probs, _ = PolicyAgent.pretrained("ppo-jen-v1").evaluate(data["observation"], data["mask"])
-    _, outcome_values = PolicyAgent.pretrained("ppo-jen-outcome").evaluate(data["observation"], data["mask"])
-    np.testing.assert_array_equal(values, outcome_values)
-    changed = np.mean(probs.argmax(axis=1) != v1_probs.argmax(axis=1))
-    assert 0.01 < changed < 0.5, changed  # a different player, not a different game (8.9% of these moves)
-
-    distilled, v1 = (play_games([PolicyAgent.pretrained(name)], Rules(jen_level=8), n=1000, seed=50_000).win_rates[0]
-                     for name in ("ppo-jen", "ppo-jen-v1"))
+    values are ``ppo-jen-outcome``'s bit for bit, its moves are not ``ppo-jen-v1``'s (8.9% of
+    them differ), and it wins more of the same deals at JEN 8."""
+    distilled, v1 = _trained_policy_kept_value("ppo-jen", "ppo-jen-v1", "ppo-jen-outcome", seed=910_000)
     # These 1,000 deals: 44.4% against 41.0%. On 5,000 fresh deals a level (ten eval --seed 20000), ppo-jen's
     # card: 45.0% against 38.7% at JEN 8, and ahead at every level from 4 to 10.
     assert distilled > v1, (distilled, v1)
@@ -586,15 +598,7 @@ def test_ppo_jen_dagger_is_ppo_jen_trained_on_its_own_positions_with_the_same_va
     labels of positions the network itself reached (``ten distill generate --player``), its value left
     alone (``--value-weight 0``): its values are ``ppo-jen``'s bit for bit, some of its moves are not,
     and it wins more of the same deals at JEN 8."""
-    data = D.generate("ppo-jen", levels=[8], games=20, seed=920_000, jobs=1)["arrays"]
-    probs, values = PolicyAgent.pretrained("ppo-jen-dagger").evaluate(data["observation"], data["mask"])
-    jen_probs, jen_values = PolicyAgent.pretrained("ppo-jen").evaluate(data["observation"], data["mask"])
-    np.testing.assert_array_equal(values, jen_values)
-    changed = np.mean(probs.argmax(axis=1) != jen_probs.argmax(axis=1))
-    assert 0.01 < changed < 0.5, changed
-
-    dagger, jen = (play_games([PolicyAgent.pretrained(name)], Rules(jen_level=8), n=1000, seed=50_000).win_rates[0]
-                   for name in ("ppo-jen-dagger", "ppo-jen"))
+    dagger, jen = _trained_policy_kept_value("ppo-jen-dagger", "ppo-jen", "ppo-jen", seed=920_000)
     # These 1,000 deals: 46.8% against 44.4%. On 5,000 fresh deals a level (ten eval --seed 20000), its card:
     # 48.6% against 45.0% at JEN 8, and ahead at every level from 4 to 10.
     assert dagger > jen, (dagger, jen)

@@ -601,6 +601,9 @@ def widen_policy(model, width: int) -> None:
     if width < max(old_layers):
         raise ValueError(f"--width {width} is narrower than the starting model's policy layers "
                          f"{list(old_layers)}: it can only widen them")
+    if all(units == width for units in old_layers):
+        raise ValueError(f"--width {width} is the starting model's policy layers {list(old_layers)} already: "
+                         f"give a wider width, or leave --width out")
     old = model.policy
     kwargs = {**model.policy_kwargs, "net_arch": {"pi": [width] * len(old_layers),
                                                   "vf": list(hidden_layers(old.mlp_extractor.value_net))}}
