@@ -124,6 +124,32 @@ def test_warm_start_takes_the_network_of_a_trained_model(tmp_path):
     assert validate({"train": {"init_from": "ppo-jen"}}).train.init_from == "ppo-jen"
 
 
+def test_warm_start_reads_separate_policy_and_value_layers(tmp_path):
+    """A model saved with net_arch {"pi": [...], "vf": [...]} (ten distill train --width writes one) is a
+    warm start when both lists match algorithm.net_arch, and refused in one line naming both when they differ."""
+    from sb3_contrib import MaskablePPO
+
+    import ten_env
+    from agents.safe_load import load_model
+    from train.config import model_path
+    from train.distill import widen_policy
+
+    same = tmp_path / "same.zip"
+    MaskablePPO("MlpPolicy", ten_env.SoloEnv(jen_level=4), n_steps=64, batch_size=32,
+                policy_kwargs={"net_arch": {"pi": [32], "vf": [32]}}).save(same)
+    assert validate({"train": {"init_from": str(same)}, "algorithm": {"net_arch": [32]}}).train.init_from == str(same)
+    with pytest.raises(ValueError, match=r"has layers \[32\], algorithm.net_arch is \[64\]"):
+        validate({"train": {"init_from": str(same)}, "algorithm": {"net_arch": [64]}})
+
+    wide = load_model(model_path("ppo-jen"), env=ten_env.SoloEnv(jen_level=4))
+    widen_policy(wide, 512)
+    wide.save(tmp_path / "wide.zip")
+    with pytest.raises(ValueError, match=r"invalid config: train.init_from: the network of '.*wide.zip' has policy layers \[512, 512\] "
+                                         r"and value layers \[256, 256\], but algorithm.net_arch gives both the same "
+                                         r"layers: start from a model whose two networks match$"):
+        validate({"train": {"init_from": str(tmp_path / "wide.zip")}})
+
+
 def test_one_network_over_several_table_sizes(tmp_path, capfd):
     out = tmp_path / "mixed"
     config = load_config(CONFIGS / "selfplay_4p.yaml", [

@@ -287,6 +287,12 @@ class Config(_Section):
 
             path = model_path(self.train.init_from)
             arch = policy_kwargs_from_data(path, read_data(path)).get("net_arch")
+            if isinstance(arch, dict):  # SB3's {"pi": [...], "vf": [...]}, e.g. from ten distill train --width
+                if arch.get("pi") != arch.get("vf"):
+                    raise ValueError(f"train.init_from: the network of {self.train.init_from!r} has policy layers "
+                                     f"{arch.get('pi')} and value layers {arch.get('vf')}, but algorithm.net_arch "
+                                     f"gives both the same layers: start from a model whose two networks match")
+                arch = arch.get("pi")
             if arch != list(self.algorithm.net_arch):
                 raise ValueError(f"train.init_from: the network of {self.train.init_from!r} has layers {arch}, "
                                  f"algorithm.net_arch is {list(self.algorithm.net_arch)}: set it to the model's")

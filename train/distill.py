@@ -703,7 +703,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         model = load_model(start_path, env=ten_env.SoloEnv(jen_level=JEN_LEVELS[0], max_bid=max_bid), device="cpu")
     except ValueError as exc:  # only what loads without unpickling: no --trust-model here
         raise ValueError(f"--from: {str(exc).replace(RESUME_HINT, FROM_HINT)}") from None
-    widened_from = policy_layers(model)
+    layers_at_start = policy_layers(model)
     if width is not None:
         widen_policy(model, width)
     _writable_folder(out)  # made only once every input is known to be right, and before the training
@@ -812,7 +812,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         epochs=epochs, learning_rate=lr, batch_size=batch, policy_weight=policy_weight,
         value_weight=value_weight, sharpen=sharpen,
         value_target=value_target,
-        policy_layers_at_start=list(widened_from), widened_to=width,
+        policy_layers_at_start=list(layers_at_start), widened_to=width,
         holdout=holdout, seed=seed,
         games=n_games, train_decisions=len(train_rows), validation_decisions=len(valid_rows),
         target_entropy=floor,
