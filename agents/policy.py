@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ten_env import features as F
 from ten_env import observation as O
 
 from .base import Agent
@@ -62,11 +63,11 @@ class PolicyAgent(Agent):
                 raise
             self.model = safe_load.load_trusted(path)
         shape = getattr(self.model.observation_space, "shape", None)
-        if shape != (O.SIZE,):
+        if shape not in ((O.SIZE,), (F.EXTENDED_SIZE,)):
             raise ValueError(
                 f"model {str(path)!r} was trained for observations of shape {shape}, "
-                f"but ten_env observations have shape ({O.SIZE},): it was made for another "
-                f"version of the environment"
+                f"but ten_env observations have shape ({O.SIZE},) (or ({F.EXTENDED_SIZE},) with the derived "
+                f"features): it was made for another version of the environment"
             )
         self.path = path
         self.name = name or path.stem
@@ -97,8 +98,17 @@ class PolicyAgent(Agent):
                 f"model {self.name!r} has {n_actions} actions but the game has {mask.shape[0]} "
                 f"(a different max_bid)"
             )
-        action, _ = self.model.predict(observation["observation"], action_masks=mask, deterministic=True)
+        action, _ = self.model.predict(self._network_input(observation["observation"]), action_masks=mask,
+                                       deterministic=True)
         return int(action)
+
+    @property
+    def derived_features(self) -> bool:
+        """Whether the network takes the derived features (:mod:`ten_env.features`) after the observation."""
+        return getattr(self.model.observation_space, "shape", None) == (F.EXTENDED_SIZE,)
+
+    def _network_input(self, observations):
+        return F.extend(observations) if self.derived_features else observations
 
     def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Masked action probabilities and state values for a batch, in one forward pass.
@@ -110,7 +120,8 @@ class PolicyAgent(Agent):
 
         policy = getattr(self.model, "policy", self.model)  # a trusted load gives the whole model
         with torch.no_grad():
-            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=policy.device)
+            obs = torch.as_tensor(np.asarray(self._network_input(observations), dtype=np.float32),
+                                  device=policy.device)
             distribution = policy.get_distribution(obs, action_masks=np.asarray(masks, dtype=bool))
             probs = distribution.distribution.probs.cpu().numpy()
             values = policy.predict_values(obs).cpu().numpy()[:, 0]

@@ -14,7 +14,9 @@ knowledge and the plain fields SB3 writes beside the blob:
 - ``policy_class``: ``MaskableActorCriticPolicy`` (the file's plain fields must
   not name another class);
 - ``observation_space``: ``ten_env``'s Box (``observation.space_bounds()``); the
-  file's plain ``_shape`` must be ``(observation.SIZE,)``;
+  file's plain ``_shape`` must be ``(observation.SIZE,)``, or
+  ``(features.EXTENDED_SIZE,)`` for a network that takes the derived features too
+  (``features.space_bounds()``);
 - ``action_space``: ``Discrete(n)`` with the file's plain ``n``, which must be
   ``ten_env.actions.num_actions(max_bid)`` for an allowed ``max_bid``;
 - ``policy_kwargs``: plain values only (``net_arch``, ``activation_fn`` by name
@@ -196,15 +198,17 @@ def observation_space(path, data: dict):
     import numpy as np
     from gymnasium import spaces
 
+    from ten_env import features as F
     from ten_env import observation as O
 
     shape = observation_shape(path, data)
-    if shape != (O.SIZE,):
+    if shape not in ((O.SIZE,), (F.EXTENDED_SIZE,)):
         raise ValueError(
             f"model {str(path)!r} was trained for observations of shape {shape}, but ten_env "
-            f"observations have shape ({O.SIZE},): it was made for another version of the environment"
+            f"observations have shape ({O.SIZE},) (or ({F.EXTENDED_SIZE},) with the derived features): "
+            f"it was made for another version of the environment"
         )
-    low, high = O.space_bounds()
+    low, high = O.space_bounds() if shape == (O.SIZE,) else F.space_bounds()
     return spaces.Box(low=low, high=high, dtype=np.float32)
 
 

@@ -150,6 +150,22 @@ def test_warm_start_reads_separate_policy_and_value_layers(tmp_path):
         validate({"train": {"init_from": str(tmp_path / "wide.zip")}})
 
 
+def test_warm_start_refuses_a_network_that_takes_the_derived_features(tmp_path):
+    """ten train's envs give the plain observation: a model made by ten distill train --features cannot start a run."""
+    import ten_env
+    from agents.safe_load import load_model
+    from train.config import model_path
+    from train.distill import add_derived_features
+
+    model = load_model(model_path("ppo-jen"), env=ten_env.SoloEnv(jen_level=4))
+    add_derived_features(model)
+    model.save(tmp_path / "derived.zip")
+    with pytest.raises(ValueError, match=r"invalid config: train.init_from: the network of '.*derived.zip' takes "
+                                         r"observations of 569 floats \(the derived features are among them\), ten "
+                                         r"train's envs give 463: start from a model without the derived features$"):
+        validate({"train": {"init_from": str(tmp_path / "derived.zip")}})
+
+
 def test_one_network_over_several_table_sizes(tmp_path, capfd):
     out = tmp_path / "mixed"
     config = load_config(CONFIGS / "selfplay_4p.yaml", [

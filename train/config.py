@@ -283,10 +283,18 @@ class Config(_Section):
                 raise ValueError(f"train.n_envs ({self.train.n_envs}) must be a multiple of ray.num_env_runners "
                                  f"({runners}): the envs are shared evenly by the runners")
         if self.train.init_from:
-            from agents.safe_load import policy_kwargs_from_data, read_data
+            from agents.safe_load import observation_shape, policy_kwargs_from_data, read_data
+            from ten_env import observation as O
 
             path = model_path(self.train.init_from)
-            arch = policy_kwargs_from_data(path, read_data(path)).get("net_arch")
+            data = read_data(path)
+            shape = observation_shape(path, data)
+            if shape != (O.SIZE,):
+                raise ValueError(f"train.init_from: the network of {self.train.init_from!r} takes observations of "
+                                 f"{shape[0] if len(shape) == 1 else shape} floats (the derived features are "
+                                 f"{'among them' if shape[0] > O.SIZE else 'not'}), ten train's envs give "
+                                 f"{O.SIZE}: start from a model without the derived features")
+            arch = policy_kwargs_from_data(path, data).get("net_arch")
             if isinstance(arch, dict):  # SB3's {"pi": [...], "vf": [...]}, e.g. from ten distill train --width
                 if arch.get("pi") != arch.get("vf"):
                     raise ValueError(f"train.init_from: the network of {self.train.init_from!r} has policy layers "

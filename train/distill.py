@@ -79,6 +79,16 @@ practice there are none), in the order of levels, then games, then moves:
 units (:func:`widen_policy`): the widened network plays exactly as the starting one did, and
 the new units give the policy room the starting layers may lack. The value network is kept.
 
+``--features`` first gives the starting network the derived features (:mod:`ten_env.features`:
+the odds that the next card busts, what one more of each card would add to each player's score,
+what taking the tableau would add) as inputs after the observation, with zero weights, so that it
+plays exactly as before until training reads them. The data files are unchanged (plain
+observations); the features are computed from them when training starts (about 4,000 decisions
+a second). The saved model takes ``features.EXTENDED_SIZE`` floats, which
+:class:`agents.PolicyAgent` builds from the environment's observation itself; going on from it
+(``--from`` that model) extends the data again without being asked. ``ten train`` cannot start
+from such a model (its envs give the plain observation).
+
 The training loss of a decision is ``policy_weight`` (``--policy-weight``, 1) times the
 cross-entropy between its policy target and the network's masked policy, plus
 ``value_weight`` times the squared error between the value head and its value target.
@@ -159,6 +169,7 @@ import numpy as np
 
 from agents.tournament import play_game, seeded_games
 from ten_env import Game, Rules
+from ten_env import features as F
 from ten_env import observation as O
 from ten_env.actions import BID_BASE, num_actions
 from ten_env.env import final_rewards
@@ -625,6 +636,39 @@ def widen_policy(model, width: int) -> None:
     model.policy_kwargs = kwargs
 
 
+def add_derived_features(model) -> None:
+    """Give ``model``'s networks the derived features (:mod:`ten_env.features`) as inputs after the
+    observation, computing the same policy and value: the new inputs start with zero weights, so
+    only training makes anything of them. The saved file records the extended observation space,
+    which :mod:`agents.safe_load` and :class:`agents.PolicyAgent` read like any other."""
+    import gymnasium
+    import torch
+
+    old = model.policy
+    low, high = F.space_bounds()
+    space = gymnasium.spaces.Box(low=low, high=high, dtype=np.float32)
+    new = model.policy_class(space, model.action_space, model.lr_schedule, **model.policy_kwargs)
+    state = old.state_dict()
+    with torch.no_grad():
+        for name, value in new.state_dict().items():
+            value.zero_()  # the first layers' new columns stay 0: the features are not read yet
+            was = state[name]
+            value[tuple(slice(0, n) for n in was.shape)] = was
+    model.policy = new.to(old.device)
+    model.observation_space = space
+
+
+def _extended(observations):
+    """The observations (a tensor, decisions x ``observation.SIZE``) with their derived features, in
+    chunks: millions of decisions need little more memory than the result."""
+    import torch
+
+    whole = np.empty((len(observations), F.EXTENDED_SIZE), dtype=np.float32)
+    for first in range(0, len(observations), 65536):
+        whole[first:first + 65536] = F.extend(observations[first:first + 65536].numpy())
+    return torch.from_numpy(whole)
+
+
 def outcome(rewards, wins):
     """What each game was worth to the search itself (:func:`agents.search.outcome_value`): (result +
     margin / 20) / 2, the result +1 for a win and -1 for a loss (JEN wins ties, so there are no shared
@@ -644,7 +688,7 @@ def sharpened(targets, power: float):
 def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: float = 1e-4, batch: int = 512,
                   value_weight: float = 0.5, holdout: float = 0.1, seed: int = 0, sharpen: float = 1.0,
                   value_target: str = "reward", policy_weight: float = 1.0, width: int | None = None,
-                  overwrite: bool = False, echo=print) -> dict:
+                  features: bool = False, overwrite: bool = False, echo=print) -> dict:
     """Train ``start``'s network on the data files, save it at ``out`` (a ``.zip``) with its card
     (``.json`` beside it); the card, as a dict. ``echo`` gets one line per epoch (``None``: quiet).
 
@@ -674,6 +718,9 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
                              "give one or the other")
     if not (isinstance(holdout, (int, float)) and 0 < holdout < 1):
         raise ValueError(f"holdout must be a share of the games above 0 and below 1, got {holdout!r}")
+    if features and policy_weight == 0:
+        raise ValueError("features gives the policy network new inputs, which policy_weight 0 leaves unread: "
+                         "give one or the other")
     out = check_output(out, ".zip", "the model", overwrite, beside=(".json",))
     from .config import model_path
 
@@ -682,10 +729,13 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         shape, n_actions = _model_facts(start_path)
     except ValueError as exc:
         raise ValueError(f"--from: {exc}") from None
+    derived = shape == (F.EXTENDED_SIZE,)  # the starting model takes the derived features already
+    if features and derived:
+        raise ValueError(f"--from {start!r} takes the derived features already: leave --features out")
     datasets = [load_data(path) for path in data_paths]
     for data in datasets:
         obs_size, data_actions = data["arrays"]["observation"].shape[1], data["arrays"]["mask"].shape[1]
-        if (obs_size,) != shape or data_actions != n_actions:
+        if (obs_size + (F.SIZE if derived else 0),) != shape or data_actions != n_actions:
             raise ValueError(
                 f"data file {data['path']!r} has observations of {obs_size} floats and {data_actions} actions, "
                 f"but the starting model {start!r} has observations of {shape[0] if len(shape) == 1 else shape} "
@@ -699,11 +749,14 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     began = time.perf_counter()
     torch.manual_seed(seed)
     max_bid = n_actions - BID_BASE - 1
+    env = ten_env.SoloEnv(jen_level=JEN_LEVELS[0], max_bid=max_bid)
     try:
-        model = load_model(start_path, env=ten_env.SoloEnv(jen_level=JEN_LEVELS[0], max_bid=max_bid), device="cpu")
+        model = load_model(start_path, env=F.DerivedFeatures(env) if derived else env, device="cpu")
     except ValueError as exc:  # only what loads without unpickling: no --trust-model here
         raise ValueError(f"--from: {str(exc).replace(RESUME_HINT, FROM_HINT)}") from None
     layers_at_start = policy_layers(model)
+    if features:
+        add_derived_features(model)
     if width is not None:
         widen_policy(model, width)
     _writable_folder(out)  # made only once every input is known to be right, and before the training
@@ -723,6 +776,8 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         return torch.from_numpy(whole)
 
     observations, masks = stacked("observation", np.float32), stacked("mask", np.bool_)
+    if features or derived:
+        observations = _extended(observations)
     # Sharpening works in float64 (small shares to a power); the shares as they are need no more than float32.
     targets = sharpened(stacked("policy", np.float64 if sharpen != 1 else np.float32), sharpen).float()
     rewards = stacked("reward", np.float32)
@@ -800,6 +855,8 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
                  if value_weight == 0 else
                  "expert iteration (ten distill train): the starting model's network trained on the teacher's "
                  "decisions")
+                + ("; the derived features (ten_env.features) first added to its inputs (--features), "
+                   "with zero weights, keeping its policy and value" if features else "")
                 + (f"; its policy network first widened to {width} units a layer (--width), keeping its policy"
                    if width is not None else "")
                 + "; training_steps are the starting model's PPO steps"),
@@ -813,6 +870,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         value_weight=value_weight, sharpen=sharpen,
         value_target=value_target,
         policy_layers_at_start=list(layers_at_start), widened_to=width,
+        derived_features=features or derived, derived_features_added=features,
         holdout=holdout, seed=seed,
         games=n_games, train_decisions=len(train_rows), validation_decisions=len(valid_rows),
         target_entropy=floor,
@@ -902,6 +960,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fit.add_argument("--width", type=at_least(1, "--width"), metavar="N",
                      help="widen every hidden layer of the starting policy network to N units first, keeping "
                           "its policy (the new units start unread); the value network stays as it is")
+    fit.add_argument("--features", action="store_true",
+                     help="give the starting network the derived features (bust odds, what each card would add "
+                          "to each score; ten_env.features) as new inputs first, with zero weights")
     fit.add_argument("--holdout", type=_share, default=0.1, metavar="SHARE",
                      help="share of the games held out for validation (default 0.1)")
     fit.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
@@ -946,6 +1007,6 @@ def run_train(args) -> int:
     train_network(args.data, args.start, args.out, epochs=args.epochs, lr=args.lr, batch=args.batch,
                   value_weight=args.value_weight, holdout=args.holdout, seed=args.seed,
                   sharpen=args.sharpen, value_target=args.value_target, policy_weight=args.policy_weight,
-                  width=args.width, overwrite=args.overwrite,
+                  width=args.width, features=args.features, overwrite=args.overwrite,
                   echo=lambda line: print(line, flush=True))
     return 0

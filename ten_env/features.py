@@ -1,0 +1,179 @@
+"""Derived features: facts a player works out from the observation, given to a network ready-made.
+
+Everything here is a function of one observation vector (:mod:`ten_env.observation`)
+and the rules, so it adds no information; it saves a network from having to learn
+arithmetic an MLP does badly: the odds that the next draw busts (a sum over the
+deck's counts with a threshold set by the tableau's total), and what one more card
+of each kind would add to a player's score (the longest runs, wildcards placed
+where they help most). A network trained on the distilled search's decisions
+imitates it better with them (see README, "Distilling the search into a network").
+
+The environments' observations are unchanged. A model whose observation has
+``EXTENDED_SIZE`` floats takes :func:`extend` of the environment's observation;
+:class:`agents.PolicyAgent` does that itself, and ``ten distill train --features``
+makes such a model. The pieces, declared once in ``PIECES``:
+
+{table}
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import gymnasium
+import numpy as np
+
+from . import cards as C
+from . import observation as O
+from .game import BUST_LIMIT
+from .scoring import score_counts
+
+GAIN_SCALE = 10  # a card adds at most 10 to a score (it completes a 1-9 run)
+
+# (name, size, meaning, (low, high))
+PIECES = (
+    ("bust_numbers", 1, "chance that the next card drawn busts the tableau on numbers "
+     "(as if its player could bust: JEN cannot)", (0, 1)),
+    ("bust_currency", 1, "chance that the next card drawn busts the tableau on currency", (0, 1)),
+    ("wildcard", 1, "chance that the next card drawn is a wildcard (an auction)", (0, 1)),
+    ("bust_second", 1, "chance that the next card neither busts nor is a wildcard and the one after "
+     "it busts", (0, 1)),
+    ("safe", 1, "chance that the next card is a number or currency card that does not bust", (0, 1)),
+    ("gain", C.NUM_OWNABLE, "what one more copy of each ownable card (B1..P9, W1..W9, B#..P#, W#) "
+     f"would add to the observer's score / {GAIN_SCALE}", (0, 1)),
+    ("rival_gain", C.NUM_OWNABLE, "the same for relative seat 1, the next player (JEN in the solitaire "
+     "game)", (0, 1)),
+    ("take_gain", 1, f"what taking the tableau's number cards would add to the observer's score / {GAIN_SCALE}",
+     (0, 1)),
+)
+
+OFFSET, SIZE = {}, 0
+for _name, _size, *_ in PIECES:
+    OFFSET[_name], SIZE = SIZE, SIZE + _size
+EXTENDED_SIZE = O.SIZE + SIZE  # an observation with the derived features appended
+
+
+def piece(name: str) -> slice:
+    """The slice of the derived features that holds piece ``name`` (see ``PIECES``)."""
+    size = next(size for n, size, *_ in PIECES if n == name)
+    return slice(OFFSET[name], OFFSET[name] + size)
+
+
+def _table() -> str:
+    rows = [(str(OFFSET[name]), str(size), meaning) for name, size, meaning, _ in PIECES]
+    widths = [max(len(r[i]) for r in rows + [("index", "size", "meaning")]) for i in range(3)]
+    line = "  ".join("=" * w for w in widths)
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    out = [line, fmt.format("index", "size", "meaning").rstrip(), line]
+    return "\n".join(out + [fmt.format(*r).rstrip() for r in rows] + [line])
+
+
+__doc__ = __doc__.format(table=_table())
+
+_VALUE = np.array(C.NET_VALUE, dtype=np.float32)
+_NUMBER = _VALUE > 0
+_CURRENCY = _VALUE < 0
+_WILD = np.array([C.is_wild(c) for c in range(C.NUM_CARD_TYPES)])
+_HAND = [slice(O.seat_block(k).start + O.SEAT["hand"], O.seat_block(k).start + O.SEAT["hand"] + C.NUM_OWNABLE)
+         for k in (0, 1)]
+
+
+def space_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of an extended observation: the observation's, then the derived features'."""
+    low, high = O.space_bounds()
+    extra_low, extra_high = np.zeros(SIZE, dtype=np.float32), np.ones(SIZE, dtype=np.float32)
+    for name, _, _, (lo, hi) in PIECES:
+        extra_low[piece(name)], extra_high[piece(name)] = lo, hi
+    return np.concatenate([low, extra_low]), np.concatenate([high, extra_high])
+
+
+@lru_cache(maxsize=1 << 16)
+def _gains(hand: tuple) -> np.ndarray:
+    """What one more copy of each ownable card adds to the score of ``hand`` (counts per card)."""
+    counts = list(hand)
+    base = score_counts(counts)
+    gains = np.empty(C.NUM_OWNABLE, dtype=np.float32)
+    for card in range(C.NUM_OWNABLE):
+        counts[card] += 1
+        gains[card] = score_counts(counts) - base
+        counts[card] -= 1
+    gains.flags.writeable = False
+    return gains
+
+
+def _busts(net, currency):
+    """Per card type, whether drawing it onto tableaux with these totals busts, (rows, card types)."""
+    return ((_NUMBER & (net[:, None] + _VALUE > BUST_LIMIT))
+            | (_CURRENCY & (currency[:, None] - _VALUE > BUST_LIMIT)))
+
+
+def derive(observations) -> np.ndarray:
+    """The derived features of a batch of observations, shape (n, ``SIZE``) (or (``SIZE``,) for one)."""
+    obs = np.asarray(observations, dtype=np.float32)
+    if obs.shape[-1:] != (O.SIZE,) or obs.ndim not in (1, 2):
+        raise ValueError(f"derive takes observations of {O.SIZE} floats, one or a batch, got shape {obs.shape}")
+    single = obs.ndim == 1
+    obs = obs.reshape(-1, O.SIZE)
+    out = np.zeros((len(obs), SIZE), dtype=np.float32)
+    deck = np.rint(obs[:, O.piece("deck")])
+    size = np.maximum(deck.sum(1), 1)
+    net = np.rint(obs[:, O.NET_TOTAL] * BUST_LIMIT)
+    currency = np.rint(obs[:, O.CURRENCY_TOTAL] * BUST_LIMIT)
+    busts = _busts(net, currency)
+    out[:, OFFSET["bust_numbers"]] = (deck * (busts & _NUMBER)).sum(1) / size
+    out[:, OFFSET["bust_currency"]] = (deck * (busts & _CURRENCY)).sum(1) / size
+    out[:, OFFSET["wildcard"]] = (deck * _WILD).sum(1) / size
+    safe = (_NUMBER | _CURRENCY) & ~busts
+    out[:, OFFSET["safe"]] = (deck * safe).sum(1) / size
+    second = np.zeros(len(obs), dtype=np.float32)
+    for card in np.flatnonzero(_NUMBER | _CURRENCY):
+        first = deck[:, card] * safe[:, card]
+        if not first.any():
+            continue
+        left = deck.copy()
+        left[:, card] -= first > 0
+        then = _busts(net + _VALUE[card], currency - min(_VALUE[card], 0))
+        second += first / size * (left * then).sum(1) / np.maximum(size - 1, 1)
+    out[:, OFFSET["bust_second"]] = second
+    hands = [np.rint(obs[:, block]).astype(np.int64) for block in _HAND]
+    tableau = np.rint(obs[:, O.piece("tableau")]).astype(np.int64)
+    for i in range(len(obs)):
+        mine = tuple(hands[0][i].tolist())
+        out[i, piece("gain")] = _gains(mine) / GAIN_SCALE
+        out[i, piece("rival_gain")] = _gains(tuple(hands[1][i].tolist())) / GAIN_SCALE
+        if tableau[i].any():
+            taken = list(mine)
+            for card in np.flatnonzero(tableau[i]):
+                taken[card] += int(tableau[i, card])
+            out[i, OFFSET["take_gain"]] = (score_counts(taken) - score_counts(mine)) / GAIN_SCALE
+    return out[0] if single else out
+
+
+def extend(observations) -> np.ndarray:
+    """The observations with their derived features appended: ``EXTENDED_SIZE`` floats each."""
+    obs = np.asarray(observations, dtype=np.float32)
+    return np.concatenate([obs, derive(obs)], axis=-1)
+
+
+class DerivedFeatures(gymnasium.ObservationWrapper):
+    """A Gymnasium env (``SoloEnv``, ``SingleAgentEnv``) whose observations carry the derived
+    features after them: ``EXTENDED_SIZE`` floats, bounds from :func:`space_bounds`. The action
+    masks (``action_masks()``, what MaskablePPO asks for) are the wrapped env's.
+
+    ``DerivedFeatures(SoloEnv(jen_level=8))`` trains a model that takes them, which
+    :class:`agents.PolicyAgent` then plays like any other.
+    """
+
+    def __init__(self, env: gymnasium.Env):
+        if getattr(env.observation_space, "shape", None) != (O.SIZE,):
+            raise ValueError(f"DerivedFeatures wraps an env with ten_env's observations of {O.SIZE} floats, "
+                             f"got observation space {env.observation_space}")
+        super().__init__(env)
+        low, high = space_bounds()
+        self.observation_space = gymnasium.spaces.Box(low=low, high=high, dtype=np.float32)
+
+    def observation(self, observation):
+        return extend(observation)
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()
