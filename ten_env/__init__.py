@@ -5,6 +5,9 @@ legal actions, acting, scores) and :func:`score` (a collection's points).
 The environments: :func:`env` / :func:`raw_env` (PettingZoo AEC, all seats),
 :class:`SingleAgentEnv` (one learning seat against given policies) and
 :class:`SoloEnv` (the solitaire game against JEN), both Gymnasium envs.
+The observation's pieces are in :mod:`ten_env.observation`; facts derived from it
+for a network to take beside it (bust odds, what each card would add to a score) in
+:mod:`ten_env.features`.
 """
 
 import gymnasium

@@ -59,16 +59,7 @@ def piece(name: str) -> slice:
     return slice(OFFSET[name], OFFSET[name] + size)
 
 
-def _table() -> str:
-    rows = [(str(OFFSET[name]), str(size), meaning) for name, size, meaning, _ in PIECES]
-    widths = [max(len(r[i]) for r in rows + [("index", "size", "meaning")]) for i in range(3)]
-    line = "  ".join("=" * w for w in widths)
-    fmt = "  ".join("{:<%d}" % w for w in widths)
-    out = [line, fmt.format("index", "size", "meaning").rstrip(), line]
-    return "\n".join(out + [fmt.format(*r).rstrip() for r in rows] + [line])
-
-
-__doc__ = __doc__.format(table=_table())
+__doc__ = __doc__.format(table=O.piece_table(PIECES, OFFSET, "index"))
 
 _VALUE = np.array(C.NET_VALUE, dtype=np.float32)
 _NUMBER = _VALUE > 0

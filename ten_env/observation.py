@@ -109,10 +109,12 @@ DECK_EMPTY, PLAYER_COUNT, SOLITAIRE = OFFSET["deck_empty"], OFFSET["player_count
 JEN_LEVEL, BUST_BUY, MANUAL_PAYMENT = OFFSET["jen_level"], OFFSET["bust_buy"], OFFSET["manual_payment"]
 
 
-def _table(pieces, offsets, header) -> str:
+def piece_table(pieces, offsets, header, first_index: str | None = None) -> str:
+    """A reStructuredText table of named pieces ``(name, size, meaning, ...)``: where each starts, its
+    size and meaning (``first_index`` replaces the first row's index and gives its size one seat block)."""
     rows = [(str(offsets[name]), str(size), meaning) for name, size, meaning, *_ in pieces]
-    if header == "index":  # the seat blocks, one per relative seat k
-        rows[0] = (f"0 + {SEAT_SIZE}*k", str(SEAT_SIZE), rows[0][2])
+    if first_index is not None:  # the seat blocks, one per relative seat k
+        rows[0] = (first_index, str(SEAT_SIZE), rows[0][2])
     widths = [max(len(r[i]) for r in rows + [(header, "size", "meaning")]) for i in range(3)]
     line = "  ".join("=" * w for w in widths)
     fmt = "  ".join("{:<%d}" % w for w in widths)
@@ -122,9 +124,9 @@ def _table(pieces, offsets, header) -> str:
 
 
 __doc__ = __doc__.format(tables="\n\n".join([
-    _table(PIECES, OFFSET, "index"),
+    piece_table(PIECES, OFFSET, "index", first_index=f"0 + {SEAT_SIZE}*k"),
     "Seat block (offset within the block):",
-    _table(SEAT_PIECES, SEAT, "offset"),
+    piece_table(SEAT_PIECES, SEAT, "offset"),
 ]))
 
 

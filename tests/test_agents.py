@@ -112,9 +112,11 @@ def test_every_shipped_model_has_a_true_card(card_path):
     assert card["name"] == card_path.stem and zip_path.is_file()
     for key in ("algorithm", "config", "training_steps", "training_time", "machine", "measured_with"):
         assert card[key], key
-    assert card["observation_shape"] == [463] and card["num_actions"] == 132
+    agent = PolicyAgent.pretrained(card["name"])
+    assert agent.derived_features == card.get("derived_features", False)  # the plain observation, or with them
+    assert card["observation_shape"] == [569 if agent.derived_features else 463] and card["num_actions"] == 132
     assert policy_kwargs_from_data(zip_path, read_data(zip_path)) == card["policy_kwargs"]
-    assert PolicyAgent.pretrained(card["name"]).name == card["name"]
+    assert agent.name == card["name"]
     assert card.get("ladder") or card.get("results")
 
 

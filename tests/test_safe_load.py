@@ -99,11 +99,13 @@ def test_ten_eval_never_unpickles(crafted, tmp_path):
     assert not [crafted[entry][1] for entry in chosen if crafted[entry][1].exists()]
 
 
-@pytest.mark.parametrize("name", ["ppo-jen-v1", "ppo-jen"])
+@pytest.mark.parametrize("name", ["ppo-jen-v1", "ppo-jen", "ppo-jen-features"])
 def test_shipped_model_plays_exactly_as_with_unpickling(name):
-    """A shipped solitaire model (PPO's own file, and the distilled one), loaded safely, takes the
-    same deterministic masked action as MaskablePPO.load on every state of seeded solitaire games
-    against JEN 7."""
+    """A shipped solitaire model (PPO's own file, the distilled one, and the one that takes the derived
+    features, which SB3 is handed ready-made), loaded safely, takes the same deterministic masked action
+    as MaskablePPO.load on every state of seeded solitaire games against JEN 7."""
+    from ten_env import features as F
+
     from sb3_contrib import MaskablePPO
 
     agent = PolicyAgent.pretrained(name)
@@ -121,7 +123,8 @@ def test_shipped_model_plays_exactly_as_with_unpickling(name):
             observations.append(obs), masks.append(mask), actions.append(action)
             obs, _, terminated, truncated, _ = env.step(action)
             done = terminated or truncated
-    expected, _ = old.predict(np.array(observations), action_masks=np.array(masks), deterministic=True)
+    given = F.extend(np.array(observations)) if agent.derived_features else np.array(observations)
+    expected, _ = old.predict(given, action_masks=np.array(masks), deterministic=True)
     assert len(actions) >= 300 and list(expected) == actions
     assert agent.model.action_space.n == old.action_space.n and agent.model.observation_space == old.observation_space
 
