@@ -157,9 +157,11 @@ def plot(reports: list[dict], path) -> None:
     FigureCanvasAgg(figure)
     ax = figure.add_subplot()
     count = len(reports)
+    # Side by side, so that the intervals stay readable, and all within half a level of their own.
+    step = min(0.06, 0.8 / max(count - 1, 1))
     for i, report in enumerate(reports):
         matchups = sorted(report["matchups"], key=lambda m: m["level"])
-        shift = (i - (count - 1) / 2) * 0.06  # side by side, so the intervals stay readable
+        shift = (i - (count - 1) / 2) * step
         colour, marker, line = line_look(i)
         ax.errorbar([m["level"] + shift for m in matchups], [m["win_rate"] for m in matchups],
                     yerr=[[m["win_rate"] - m["ci_low"] for m in matchups],
