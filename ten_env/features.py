@@ -122,17 +122,18 @@ def derive(observations) -> np.ndarray:
         first = deck[:, card] * safe[:, card]
         if not first.any():
             continue
-        left = deck.copy()
-        left[:, card] -= first > 0
         then = _busts(net + _VALUE[card], currency - min(_VALUE[card], 0))
-        second += first / size * (left * then).sum(1) / np.maximum(size - 1, 1)
+        # what is left once this card is drawn: the deck less one copy of it
+        left_busting = (deck * then).sum(1) - (first > 0) * then[:, card]
+        second += first / size * left_busting / np.maximum(size - 1, 1)
     out[:, OFFSET["bust_second"]] = second
     hands = [np.rint(obs[:, block]).astype(np.int64) for block in _HAND]
     tableau = np.rint(obs[:, O.piece("tableau")]).astype(np.int64)
+    gain, rival_gain = piece("gain"), piece("rival_gain")
     for i in range(len(obs)):
         mine = tuple(hands[0][i].tolist())
-        out[i, piece("gain")] = _gains(mine) / GAIN_SCALE
-        out[i, piece("rival_gain")] = _gains(tuple(hands[1][i].tolist())) / GAIN_SCALE
+        out[i, gain] = _gains(mine) / GAIN_SCALE
+        out[i, rival_gain] = _gains(tuple(hands[1][i].tolist())) / GAIN_SCALE
         if tableau[i].any():
             taken = list(mine)
             for card in np.flatnonzero(tableau[i]):
