@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 
 from ten_env import features as F
-from ten_env import observation as O
 
 from .base import Agent
 
@@ -62,13 +61,8 @@ class PolicyAgent(Agent):
             if not trust:
                 raise
             self.model = safe_load.load_trusted(path)
-        shape = getattr(self.model.observation_space, "shape", None)
-        if shape not in ((O.SIZE,), (F.EXTENDED_SIZE,)):
-            raise ValueError(
-                f"model {str(path)!r} was trained for observations of shape {shape}, "
-                f"but ten_env observations have shape ({O.SIZE},) (or ({F.EXTENDED_SIZE},) with the derived "
-                f"features): it was made for another version of the environment"
-            )
+        # load_policy has checked the file's shape already; a trusted load has not
+        safe_load.check_observation_shape(path, getattr(self.model.observation_space, "shape", None))
         self.path = path
         self.name = name or path.stem
 

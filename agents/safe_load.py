@@ -202,14 +202,23 @@ def observation_space(path, data: dict):
     from ten_env import observation as O
 
     shape = observation_shape(path, data)
+    check_observation_shape(path, shape)
+    low, high = O.space_bounds() if shape == (O.SIZE,) else F.space_bounds()
+    return spaces.Box(low=low, high=high, dtype=np.float32)
+
+
+def check_observation_shape(path, shape) -> None:
+    """``ValueError`` unless a model of observation ``shape`` plays ten_env: the observation, or the
+    observation with the derived features (:mod:`ten_env.features`)."""
+    from ten_env import features as F
+    from ten_env import observation as O
+
     if shape not in ((O.SIZE,), (F.EXTENDED_SIZE,)):
         raise ValueError(
             f"model {str(path)!r} was trained for observations of shape {shape}, but ten_env "
             f"observations have shape ({O.SIZE},) (or ({F.EXTENDED_SIZE},) with the derived features): "
             f"it was made for another version of the environment"
         )
-    low, high = O.space_bounds() if shape == (O.SIZE,) else F.space_bounds()
-    return spaces.Box(low=low, high=high, dtype=np.float32)
 
 
 def observation_shape(path, data: dict | None = None) -> tuple:
