@@ -14,6 +14,7 @@ import yaml
 from models import craft, read_data
 
 from agents import PolicyAgent, play_games
+from agents.registry import make_agent
 from agents.safe_load import load_policy
 from ten_env import Rules
 from train.config import load_config, parse_levels, validate
@@ -150,20 +151,73 @@ def test_warm_start_reads_separate_policy_and_value_layers(tmp_path):
         validate({"train": {"init_from": str(tmp_path / "wide.zip")}})
 
 
-def test_warm_start_refuses_a_network_that_takes_the_derived_features(tmp_path):
-    """ten train's envs give the plain observation: a model made by ten distill train --features cannot start a run."""
+def test_training_with_the_derived_features(tmp_path):
+    """train.derived_features: the learner sees the observation with the derived features; a plain
+    warm start gets them as zero-weight inputs and plays as before; the model it writes plays, goes
+    on (only with the key set), and a resumed run's shape is checked like any other."""
     import ten_env
-    from agents.safe_load import load_model
-    from train.config import model_path
-    from train.distill import add_derived_features
+    from ten_env import features as F
 
-    model = load_model(model_path("ppo-jen"), env=ten_env.SoloEnv(jen_level=4))
-    add_derived_features(model)
-    model.save(tmp_path / "derived.zip")
-    with pytest.raises(ValueError, match=r"invalid config: train.init_from: the network of '.*derived.zip' takes "
-                                         r"observations of 569 floats \(the derived features are among them\), ten "
-                                         r"train's envs give 463: start from a model without the derived features$"):
-        validate({"train": {"init_from": str(tmp_path / "derived.zip")}})
+    # A warm start from the plain ppo-jen, with a learning rate too small to move anything.
+    _, model = _run("quick", tmp_path / "warm", [
+        "train.total_steps=128", "train.derived_features=true", "train.init_from=ppo-jen",
+        "algorithm.net_arch=[256, 256]", "algorithm.learning_rate=1e-12"])
+    card = json.loads((tmp_path / "warm" / "model.json").read_text())
+    assert card["observation_shape"] == [F.EXTENDED_SIZE]
+    student, teacher = PolicyAgent(model), make_agent("ppo-jen")
+    assert student.derived_features and not teacher.derived_features
+    env = ten_env.SoloEnv(jen_level=8)
+    observations, masks = [], []
+    observation, _ = env.reset(seed=5)
+    for _ in range(40):
+        mask = env.action_masks()
+        observations.append(observation)
+        masks.append(mask)
+        observation, _, done, _, _ = env.step(int(np.flatnonzero(mask)[0]))
+        if done:
+            observation, _ = env.reset()
+    observations, masks = np.stack(observations), np.stack(masks).astype(bool)
+    probs, values = student.evaluate(observations, masks)
+    plain_probs, plain_values = teacher.evaluate(observations, masks)
+    assert np.allclose(probs, plain_probs, atol=1e-5) and np.allclose(values, plain_values, atol=1e-5)
+    first = load_policy(model).state_dict()["mlp_extractor.policy_net.0.weight"].numpy()
+    assert first.shape[1] == F.EXTENDED_SIZE and np.abs(first[:, -F.SIZE:]).max() < 1e-6
+    assert play_games([student], Rules(jen_level=4), n=1).games == 1
+
+    # A run that learns: the features' weights move, and the model goes on from itself.
+    _, learned = _run("quick", tmp_path / "learn", ["train.total_steps=256", "train.derived_features=true"])
+    first = load_policy(learned).state_dict()["mlp_extractor.policy_net.0.weight"].numpy()
+    assert first.shape == (32, F.EXTENDED_SIZE) and np.abs(first[:, -F.SIZE:]).max() > 1e-3
+    validate({"train": {"init_from": str(learned), "derived_features": True}, "algorithm": {"net_arch": [32]}})
+    with pytest.raises(ValueError, match=rf"invalid config: train.init_from: the network of '.*model.zip' takes "
+                                         rf"the derived features \({F.EXTENDED_SIZE} floats\): set "
+                                         rf"train.derived_features: true$"):
+        validate({"train": {"init_from": str(learned)}, "algorithm": {"net_arch": [32]}})
+    config = load_config(CONFIGS / "quick.yaml", [f"output.dir={tmp_path / 'learn'}", *TINY,
+                                                  "train.total_steps=384", "train.derived_features=true"])
+    train(config, resume=True, progress=False, final_eval=False)
+    assert read_data(tmp_path / "learn" / "model.zip")["num_timesteps"] == 384
+    with pytest.raises(ValueError, match=r"differs in: train"):
+        _run("quick", tmp_path / "learn", ["train.total_steps=512"], resume=True)
+    with pytest.raises(ValueError, match=r"^invalid config: train.derived_features: the derived features are for "
+                                         r"backend sb3 only \(RLlib's models take the plain observation\)$"):
+        validate({"backend": "rllib", "train": {"derived_features": True}})
+
+
+def test_a_run_saved_before_a_config_key_existed_resumes(tmp_path):
+    """The saved config of an older run lacks keys added since: they read as their defaults."""
+    from train.trainer import _config_differences
+
+    out = tmp_path / "run"
+    config, _ = _run("quick", out, ["train.total_steps=128"])
+    saved = yaml.safe_load((out / "config.yaml").read_text())
+    del saved["train"]["derived_features"]
+    (out / "config.yaml").write_text(yaml.safe_dump(saved))
+    assert _config_differences(saved, config.to_dict()) == []
+    assert _config_differences(saved, {**config.to_dict(), "train": {**config.to_dict()["train"],
+                                                                     "derived_features": True}}) == ["train"]
+    _run("quick", out, ["train.total_steps=256"], resume=True)
+    assert read_data(out / "model.zip")["num_timesteps"] == 256
 
 
 def test_one_network_over_several_table_sizes(tmp_path, capfd):

@@ -36,6 +36,8 @@ train:
   reward: win     # or margin
   checkpoint_every: 50000
   init_from: null # warm start: a pretrained model's name (ppo-jen) or a model .zip, same net_arch
+  derived_features: false  # true: the learner sees ten_env.features' derived features after the
+                           # observation (sb3 only); a plain init_from gets them as zero-weight inputs
 evaluation:
   every: 50000    # periodic evaluation on fixed seeds (0: never)
   games: 100
@@ -177,6 +179,7 @@ class TrainConfig(_Section):
     reward: Literal["win", "margin"] = "win"
     checkpoint_every: int = Field(50_000, ge=1)
     init_from: str | None = None
+    derived_features: bool = False
 
     @field_validator("init_from")
     @classmethod
@@ -278,22 +281,28 @@ class Config(_Section):
                 raise ValueError("rules.num_players: backend rllib trains one table size: give one number")
             if self.train.init_from:
                 raise ValueError("train.init_from: a warm start from an SB3 model is for backend sb3 only")
+            if self.train.derived_features:
+                raise ValueError("train.derived_features: the derived features are for backend sb3 only "
+                                 "(RLlib's models take the plain observation)")
             runners = self.ray.num_env_runners
             if runners and self.train.n_envs % runners:
                 raise ValueError(f"train.n_envs ({self.train.n_envs}) must be a multiple of ray.num_env_runners "
                                  f"({runners}): the envs are shared evenly by the runners")
         if self.train.init_from:
-            from agents.safe_load import observation_shape, policy_kwargs_from_data, read_data
-            from ten_env import observation as O
+            from agents.safe_load import check_observation_shape, observation_shape, policy_kwargs_from_data, read_data
+
+            from ten_env import features as F
 
             path = model_path(self.train.init_from)
             data = read_data(path)
             shape = observation_shape(path, data)
-            if shape != (O.SIZE,):
-                raise ValueError(f"train.init_from: the network of {self.train.init_from!r} takes observations of "
-                                 f"{shape[0] if len(shape) == 1 else shape} floats (the derived features are "
-                                 f"{'among them' if shape[0] > O.SIZE else 'not'}), ten train's envs give "
-                                 f"{O.SIZE}: start from a model without the derived features")
+            if shape == (F.EXTENDED_SIZE,) and not self.train.derived_features:
+                raise ValueError(f"train.init_from: the network of {self.train.init_from!r} takes the derived "
+                                 f"features ({F.EXTENDED_SIZE} floats): set train.derived_features: true")
+            try:
+                check_observation_shape(path, shape)
+            except ValueError as exc:
+                raise ValueError(f"train.init_from: {exc}") from None
             arch = policy_kwargs_from_data(path, data).get("net_arch")
             if isinstance(arch, dict):  # SB3's {"pi": [...], "vf": [...]}, e.g. from ten distill train --width
                 if arch.get("pi") != arch.get("vf"):

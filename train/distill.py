@@ -86,8 +86,8 @@ plays exactly as before until training reads them. The data files are unchanged 
 observations); the features are computed from them when training starts (about 4,000 decisions
 a second). The saved model takes ``features.EXTENDED_SIZE`` floats, which
 :class:`agents.PolicyAgent` builds from the environment's observation itself; going on from it
-(``--from`` that model) extends the data again without being asked. ``ten train`` cannot start
-from such a model (its envs give the plain observation).
+(``--from`` that model) extends the data again without being asked. ``ten train`` goes on from
+such a model with ``train.derived_features: true`` (:mod:`train.config`).
 
 The training loss of a decision is ``policy_weight`` (``--policy-weight``, 1) times the
 cross-entropy between its policy target and the network's masked policy, plus
@@ -648,14 +648,22 @@ def add_derived_features(model) -> None:
     low, high = F.space_bounds()
     space = gymnasium.spaces.Box(low=low, high=high, dtype=np.float32)
     new = model.policy_class(space, model.action_space, model.lr_schedule, **model.policy_kwargs)
-    state = old.state_dict()
-    with torch.no_grad():
-        for name, value in new.state_dict().items():
-            value.zero_()  # the first layers' new columns stay 0: the features are not read yet
-            was = state[name]
-            value[tuple(slice(0, n) for n in was.shape)] = was
+    load_with_new_inputs(new, old.state_dict())
     model.policy = new.to(old.device)
     model.observation_space = space
+
+
+def load_with_new_inputs(policy, state: dict) -> None:
+    """Load the weights ``state`` of a network that takes the plain observation into ``policy``,
+    the same network taking the derived features after it: the features' columns of the first
+    layers are zero, so ``policy`` computes what the plain network did until it is trained."""
+    import torch
+
+    with torch.no_grad():
+        for name, value in policy.state_dict().items():
+            was = state[name]
+            value.zero_()
+            value[tuple(slice(0, n) for n in was.shape)] = was
 
 
 def _extended(observations):

@@ -84,6 +84,7 @@ def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None)
     counts = config.rules.player_counts
     opponents = config.opponents
     reward = config.train.reward
+    derived_features = config.train.derived_features
     seed = config.train.seed * 1000 + rank
 
     def make():
@@ -103,6 +104,10 @@ def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None)
                     for i in range(rules.num_players - 1)
                 ]
             env = ten_env.SingleAgentEnv(rules, opponents=others, reward=reward)
+        if derived_features:
+            from ten_env.features import DerivedFeatures
+
+            env = DerivedFeatures(env)
         return Monitor(env)
 
     return make
@@ -288,9 +293,15 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
 
 def _config_differences(old: dict, new: dict) -> list[str]:
     """Sections that differ, ignoring what may change between a run and its resumption:
-    the step budget and where the folder lives."""
+    the step budget and where the folder lives. A key added to the configs since the run was
+    saved reads as its default there."""
+    from .config import validate
+
     def comparable(config):
-        config = json.loads(json.dumps(config or {}))
+        try:
+            config = validate(config).to_dict()
+        except ValueError:  # e.g. its init_from file has gone: compared as written
+            config = json.loads(json.dumps(config or {}))
         config.get("train", {}).pop("total_steps", None)
         config.get("output", {}).pop("dir", None)
         return config
@@ -408,12 +419,19 @@ def warm_start(policy, spec: str) -> None:
 
     Only the network is taken, read without unpickling; the optimiser, the schedules and the
     step count start afresh. The config has checked that both networks have the same layers.
+    A network of the plain observation starting a run with ``train.derived_features`` gets the
+    features as inputs with zero weights: the run starts from the model's play.
     """
     from agents.safe_load import load_policy
 
     from .config import model_path
+    from .distill import load_with_new_inputs
 
-    policy.load_state_dict(load_policy(model_path(spec)).state_dict())
+    start = load_policy(model_path(spec))
+    if policy.observation_space.shape == start.observation_space.shape:
+        policy.load_state_dict(start.state_dict())
+    else:
+        load_with_new_inputs(policy, start.state_dict())
 
 
 def write_model_card(model, path: Path, config: Config, jen_level: int | None = None) -> Path:
