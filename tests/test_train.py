@@ -151,7 +151,7 @@ def test_warm_start_reads_separate_policy_and_value_layers(tmp_path):
         validate({"train": {"init_from": str(tmp_path / "wide.zip")}})
 
 
-def test_training_with_the_derived_features(tmp_path):
+def test_training_with_the_derived_features(tmp_path, capfd):
     """train.derived_features: the learner sees the observation with the derived features; a plain
     warm start gets them as zero-weight inputs and plays as before; the model it writes plays, goes
     on (only with the key set), and a resumed run's shape is checked like any other."""
@@ -184,8 +184,10 @@ def test_training_with_the_derived_features(tmp_path):
     assert first.shape[1] == F.EXTENDED_SIZE and np.abs(first[:, -F.SIZE:]).max() < 1e-6
     assert play_games([student], Rules(jen_level=4), n=1).games == 1
 
-    # A run that learns: the features' weights move, and the model goes on from itself.
-    _, learned = _run("quick", tmp_path / "learn", ["train.total_steps=256", "train.derived_features=true"])
+    # A run that learns (evaluated as it goes): the features' weights move, and the model goes on from itself.
+    _, learned = _run("quick", tmp_path / "learn", ["train.total_steps=256", "train.derived_features=true",
+                                                    "evaluation.every=128", "evaluation.games=2"])
+    assert capfd.readouterr().out.count("eval at ") == 2
     first = load_policy(learned).state_dict()["mlp_extractor.policy_net.0.weight"].numpy()
     assert first.shape == (32, F.EXTENDED_SIZE) and np.abs(first[:, -F.SIZE:]).max() > 1e-3
     validate({"train": {"init_from": str(learned), "derived_features": True}, "algorithm": {"net_arch": [32]}})
@@ -194,11 +196,13 @@ def test_training_with_the_derived_features(tmp_path):
                                          rf"train.derived_features: true$"):
         validate({"train": {"init_from": str(learned)}, "algorithm": {"net_arch": [32]}})
     config = load_config(CONFIGS / "quick.yaml", [f"output.dir={tmp_path / 'learn'}", *TINY,
-                                                  "train.total_steps=384", "train.derived_features=true"])
+                                                  "train.total_steps=384", "train.derived_features=true",
+                                                  "evaluation.every=128", "evaluation.games=2"])
     train(config, resume=True, progress=False, final_eval=False)
     assert read_data(tmp_path / "learn" / "model.zip")["num_timesteps"] == 384
     with pytest.raises(ValueError, match=r"differs in: train"):
-        _run("quick", tmp_path / "learn", ["train.total_steps=512"], resume=True)
+        _run("quick", tmp_path / "learn", ["train.total_steps=512", "evaluation.every=128", "evaluation.games=2"],
+             resume=True)
     with pytest.raises(ValueError, match=r"^invalid config: train.derived_features: the derived features are for "
                                          r"backend sb3 only \(RLlib's models take the plain observation\)$"):
         validate({"backend": "rllib", "train": {"derived_features": True}})
