@@ -290,7 +290,6 @@ class Config(_Section):
                                  f"({runners}): the envs are shared evenly by the runners")
         if self.train.init_from:
             from agents.safe_load import check_observation_shape, observation_shape, policy_kwargs_from_data, read_data
-
             from ten_env import features as F
 
             path = model_path(self.train.init_from)
