@@ -11,8 +11,9 @@ about a point more at JEN 8 than the same recipe without them (see README,
 
 The environments' observations are unchanged. A model whose observation has
 ``EXTENDED_SIZE`` floats takes :func:`extend` of the environment's observation;
-:class:`agents.PolicyAgent` does that itself, and ``ten distill train --features``
-makes such a model. The pieces, declared once in ``PIECES``:
+:class:`agents.PolicyAgent` does that itself. ``ten distill train --features`` makes such a
+model, and ``ten train`` trains one with ``train.derived_features: true`` (through
+:class:`DerivedFeatures`). The pieces, declared once in ``PIECES``:
 
 {table}
 """

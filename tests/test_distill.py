@@ -444,6 +444,28 @@ def test_widening_refuses_a_narrower_or_equal_width_or_an_untrained_policy(lesso
     assert not out.exists() and not out.with_suffix(".json").exists() and not list(tmp_path.iterdir())
 
 
+def test_new_inputs_load_only_into_the_same_network_taking_more_inputs():
+    """load_with_new_inputs (add_derived_features, ten train's warm start) refuses, in one line, a
+    network whose layers differ in anything but their inputs."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from ten_env import SoloEnv
+    from ten_env.features import DerivedFeatures
+
+    def policy(env, layers):
+        return MaskableActorCriticPolicy(env.observation_space, env.action_space, lambda _: 0.0, net_arch=layers)
+
+    plain, extended = SoloEnv(jen_level=4), DerivedFeatures(SoloEnv(jen_level=4))
+    target = policy(extended, [16])
+    D.load_with_new_inputs(target, policy(plain, [16]).state_dict())
+    with pytest.raises(ValueError, match=r"^the networks differ in mlp_extractor.policy_net.0.weight \(shape "
+                                         r"\[32, 463\] against \[16, 569\]\): only their inputs may differ$"):
+        D.load_with_new_inputs(target, policy(plain, [32]).state_dict())
+    with pytest.raises(ValueError, match=r"^the networks differ in their layers \(\['mlp_extractor.policy_net.2."
+                                         r"bias', .*\]\): only their inputs may differ$"):
+        D.load_with_new_inputs(target, policy(plain, [16, 16]).state_dict())
+
+
 def test_derived_features_keep_the_policy_and_the_value_until_training_reads_them(lesson, tmp_path, capsys):
     import torch
 

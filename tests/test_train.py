@@ -72,9 +72,11 @@ def _run(name, out, extra=(), **kwargs):
     return config, train(config, progress=False, final_eval=False, **kwargs)
 
 
-@pytest.mark.parametrize("name, players", [("quick", None), ("selfplay_2p", 2), ("selfplay_4p", 4)])
-def test_short_runs_write_loadable_models(tmp_path, name, players):
+@pytest.mark.parametrize("name, players, derived", [("quick", None, False), ("selfplay_2p", 2, False),
+                                                    ("selfplay_4p", 4, False), ("selfplay_2p", 2, True)])
+def test_short_runs_write_loadable_models(tmp_path, name, players, derived):
     extra = ["train.total_steps=300", "opponents.snapshot_every=128"] if players else ["train.total_steps=300"]
+    extra.append(f"train.derived_features={str(derived).lower()}")
     config, model = _run(name, tmp_path / name, extra)
     agent = PolicyAgent(model)
     rules = Rules(jen_level=4) if players is None else Rules(num_players=players)
@@ -98,7 +100,8 @@ def test_short_runs_write_loadable_models(tmp_path, name, players):
     # What it writes loads without unpickling: plain policy arguments in the zip and in its card.
     assert read_data(model)["policy_kwargs"] == {"net_arch": [32]}
     card = json.loads((out / "model.json").read_text())
-    assert card["policy_kwargs"] == {"net_arch": [32]} and card["observation_shape"] == [463]
+    assert card["policy_kwargs"] == {"net_arch": [32]} and card["observation_shape"] == [569 if derived else 463]
+    assert card["derived_features"] is derived and agent.derived_features is derived
     assert card["num_actions"] == 132 and card["max_bid"] == 40 and card["training_steps"] >= 300
     assert card["name"] == name and card["policy"] == "MaskableActorCriticPolicy"
 
@@ -153,8 +156,8 @@ def test_warm_start_reads_separate_policy_and_value_layers(tmp_path):
 
 def test_training_with_the_derived_features(tmp_path, capfd):
     """train.derived_features: the learner sees the observation with the derived features; a plain
-    warm start gets them as zero-weight inputs and plays as before; the model it writes plays, goes
-    on (only with the key set), and a resumed run's shape is checked like any other."""
+    warm start gets them as zero-weight inputs and plays as before; the model it writes plays and
+    goes on (only with the key set), and a checkpoint of the other shape is refused in one line."""
     import ten_env
     from ten_env import features as F
 
@@ -163,7 +166,7 @@ def test_training_with_the_derived_features(tmp_path, capfd):
         "train.total_steps=128", "train.derived_features=true", "train.init_from=ppo-jen",
         "algorithm.net_arch=[256, 256]", "algorithm.learning_rate=1e-12"])
     card = json.loads((tmp_path / "warm" / "model.json").read_text())
-    assert card["observation_shape"] == [F.EXTENDED_SIZE]
+    assert card["observation_shape"] == [F.EXTENDED_SIZE] and card["derived_features"] is True
     student, teacher = PolicyAgent(model), make_agent("ppo-jen")
     assert student.derived_features and not teacher.derived_features
     env = ten_env.SoloEnv(jen_level=8)
@@ -201,6 +204,14 @@ def test_training_with_the_derived_features(tmp_path, capfd):
     train(config, resume=True, progress=False, final_eval=False)
     assert read_data(tmp_path / "learn" / "model.zip")["num_timesteps"] == 384
     with pytest.raises(ValueError, match=r"differs in: train"):
+        _run("quick", tmp_path / "learn", ["train.total_steps=512", "evaluation.every=128", "evaluation.games=2"],
+             resume=True)
+    # A saved config edited by hand to the other setting: the checkpoint's shape is named.
+    saved = yaml.safe_load((tmp_path / "learn" / "config.yaml").read_text())
+    saved["train"]["derived_features"] = False
+    (tmp_path / "learn" / "config.yaml").write_text(yaml.safe_dump(saved))
+    with pytest.raises(ValueError, match=r"^--resume: the checkpoint was made for observations of shape \(569,\), "
+                                         r"the config's train.derived_features gives \(463,\)$"):
         _run("quick", tmp_path / "learn", ["train.total_steps=512", "evaluation.every=128", "evaluation.games=2"],
              resume=True)
     with pytest.raises(ValueError, match=r"^invalid config: train.derived_features: the derived features are for "
@@ -301,13 +312,15 @@ def test_ten_train_errors_are_one_line(tmp_path):
         assert len(lines) == 1 and lines[0].startswith("ten: error:") and message in lines[0]
 
 
-def test_curriculum_reaches_every_env_through_the_wrappers(tmp_path):
+@pytest.mark.parametrize("derived", [False, True])
+def test_curriculum_reaches_every_env_through_the_wrappers(tmp_path, derived):
     from train.trainer import _level_env_method, make_env_fn
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    config = load_config(CONFIGS / "jen_ladder.yaml", [f"output.dir={tmp_path}"])
+    config = load_config(CONFIGS / "jen_ladder.yaml", [f"output.dir={tmp_path}",
+                                                       f"train.derived_features={str(derived).lower()}"])
     venv = DummyVecEnv([make_env_fn(config, rank, tmp_path, 4) for rank in range(2)])
-    venv.reset()
+    assert venv.reset().shape == (2, 569 if derived else 463)
     _level_env_method(venv, 7)
     venv.reset()
     assert [game.rules.jen_level for game in venv.get_attr("game")] == [7, 7]

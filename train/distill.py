@@ -659,8 +659,19 @@ def load_with_new_inputs(policy, state: dict) -> None:
     layers are zero, so ``policy`` computes what the plain network did until it is trained."""
     import torch
 
+    target = policy.state_dict()
+    if target.keys() != state.keys():
+        raise ValueError(f"the networks differ in their layers ({sorted(target.keys() ^ state.keys())}): "
+                         f"only their inputs may differ")
+    for name, value in target.items():
+        was = tuple(state[name].shape)
+        # a weight matrix is (outputs, inputs): only the inputs may grow
+        if len(was) != value.dim() or any(a != b and not (i == 1 and a < b) for i, (a, b) in
+                                          enumerate(zip(was, value.shape))):
+            raise ValueError(f"the networks differ in {name} (shape {list(was)} against {list(value.shape)}): "
+                             f"only their inputs may differ")
     with torch.no_grad():
-        for name, value in policy.state_dict().items():
+        for name, value in target.items():
             was = state[name]
             value.zero_()
             value[tuple(slice(0, n) for n in was.shape)] = was

@@ -40,7 +40,7 @@ What the config's keys mean here:
 - ``train``: ``total_steps`` counts env steps (every move RLlib plays: the
   learner's and its snapshots'); ``n_envs`` envs in all, shared evenly by the runners (a
   multiple of ``ray.num_env_runners``);
-  ``vec_env`` is SB3's only; ``init_from`` is not supported.
+  ``vec_env`` is SB3's only; ``init_from`` and ``derived_features`` are not supported.
 
 What a run leaves in ``output.dir``: ``config.yaml``, ``meta.json``,
 ``checkpoint/`` (the final RLlib algorithm checkpoint: ``ten eval

@@ -367,6 +367,12 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
         try:
             saved_shape = observation_shape(path)
             if saved_shape != venv.observation_space.shape:
+                from ten_env import features as F
+                from ten_env import observation as O
+
+                if {saved_shape, venv.observation_space.shape} == {(F.EXTENDED_SIZE,), (O.SIZE,)}:
+                    raise ValueError(f"the checkpoint was made for observations of shape {saved_shape}, the "
+                                     f"config's train.derived_features gives {venv.observation_space.shape}")
                 raise ValueError(
                     f"the checkpoint was made for observations of shape {saved_shape}, "
                     f"this version of ten_env has {venv.observation_space.shape}"
@@ -439,7 +445,8 @@ def write_model_card(model, path: Path, config: Config, jen_level: int | None = 
     arguments, the spaces), and where it came from."""
     from agents.safe_load import model_card
 
-    card = model_card(model, name=path.parent.name, config="config.yaml", seed=config.train.seed)
+    card = model_card(model, name=path.parent.name, config="config.yaml", seed=config.train.seed,
+                      derived_features=config.train.derived_features)
     if jen_level is not None:
         card["jen_level_reached"] = jen_level  # the curriculum's level at the end
     card_path = path.with_suffix(".json")
