@@ -642,7 +642,6 @@ def add_derived_features(model) -> None:
     only training makes anything of them. The saved file records the extended observation space,
     which :mod:`agents.safe_load` and :class:`agents.PolicyAgent` read like any other."""
     import gymnasium
-    import torch
 
     old = model.policy
     low, high = F.space_bounds()
