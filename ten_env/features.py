@@ -28,7 +28,7 @@ import numpy as np
 from . import cards as C
 from . import observation as O
 from .game import BUST_LIMIT
-from .scoring import score_counts
+from .scoring import gains, score_counts
 
 GAIN_SCALE = 10  # a card adds at most 10 to a score (it completes a 1-9 run)
 
@@ -66,6 +66,8 @@ __doc__ = __doc__.format(table=O.piece_table(PIECES, OFFSET, "index"))
 _VALUE = np.array(C.NET_VALUE, dtype=np.float32)
 _NUMBER = _VALUE > 0
 _CURRENCY = _VALUE < 0
+_DRAWN = np.flatnonzero(_NUMBER | _CURRENCY)
+_CURRENCY_DRAWN = np.minimum(_VALUE[_DRAWN], 0)  # minus what each adds to the currency total
 _WILD = np.array([C.is_wild(c) for c in range(C.NUM_CARD_TYPES)])
 _HAND = [slice(O.seat_block(k).start + O.SEAT["hand"], O.seat_block(k).start + O.SEAT["hand"] + C.NUM_OWNABLE)
          for k in (0, 1)]
@@ -83,15 +85,9 @@ def space_bounds() -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=1 << 16)
 def _gains(hand: tuple) -> np.ndarray:
     """What one more copy of each ownable card adds to the score of ``hand`` (counts per card)."""
-    counts = list(hand)
-    base = score_counts(counts)
-    gains = np.empty(C.NUM_OWNABLE, dtype=np.float32)
-    for card in range(C.NUM_OWNABLE):
-        counts[card] += 1
-        gains[card] = score_counts(counts) - base
-        counts[card] -= 1
-    gains.flags.writeable = False
-    return gains
+    out = np.array(gains(hand), dtype=np.float32)
+    out.flags.writeable = False
+    return out
 
 
 def _busts(net, currency):
@@ -118,15 +114,16 @@ def derive(observations) -> np.ndarray:
     out[:, OFFSET["wildcard"]] = (deck * _WILD).sum(1) / size
     safe = (_NUMBER | _CURRENCY) & ~busts
     out[:, OFFSET["safe"]] = (deck * safe).sum(1) / size
-    second = np.zeros(len(obs), dtype=np.float32)
-    for card in np.flatnonzero(_NUMBER | _CURRENCY):
-        first = deck[:, card] * safe[:, card]
-        if not first.any():
-            continue
-        then = _busts(net + _VALUE[card], currency - min(_VALUE[card], 0))
-        # what is left once this card is drawn: the deck less one copy of it
-        left_busting = (deck * then).sum(1) - (first > 0) * then[:, card]
-        second += first / size * left_busting / np.maximum(size - 1, 1)
+    # The second draw, for every first card at once (only number and currency cards can come first
+    # without ending the turn): the tableaux after each first card, then whether each second card
+    # busts them, shape (rows, first, second).
+    deck_drawn, first = deck[:, _DRAWN], (deck * safe)[:, _DRAWN]
+    then = ((_NUMBER[_DRAWN] & (net[:, None, None] + _VALUE[_DRAWN, None] + _VALUE[_DRAWN] > BUST_LIMIT))
+            | (_CURRENCY[_DRAWN] & (currency[:, None, None] - _CURRENCY_DRAWN[:, None] - _VALUE[_DRAWN] > BUST_LIMIT)))
+    then = then.astype(np.float32)
+    # what is left once the first card is drawn: the deck less one copy of it
+    left_busting = (then @ deck_drawn[:, :, None])[:, :, 0] - (first > 0) * np.diagonal(then, axis1=1, axis2=2)
+    second = (first * left_busting).sum(1) / (size * np.maximum(size - 1, 1))
     out[:, OFFSET["bust_second"]] = second
     hands = [np.rint(obs[:, block]).astype(np.int64) for block in _HAND]
     tableau = np.rint(obs[:, O.piece("tableau")]).astype(np.int64)

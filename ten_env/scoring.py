@@ -158,6 +158,32 @@ def _shared_best(masks, free, numbered, supers):
     )
 
 
+def gains(counts) -> list[int]:
+    """What one more copy of each ownable card (ids below ``cards.NUM_OWNABLE``) would add to the
+    score of ``counts``."""
+    counts = list(counts)
+    base = score_counts(counts)
+    out = [0] * C.NUM_OWNABLE
+    if counts[C.SUPER_WILD] or any(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]):
+        shared = range(C.NUM_OWNABLE)  # one more card can move the shared wildcards between colours
+    else:
+        # Nothing is shared, so the colours score apart: a number card or a colour wildcard
+        # changes its own colour's run and nothing else.
+        masks, free = _masks(counts), counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
+        runs = [_BEST_RUN[min(f, 9)][m] for m, f in zip(masks, free)]
+        for card in range(C.NUM_NUMBER_CARDS):
+            colour = card // 9
+            out[card] = _BEST_RUN[min(free[colour], 9)][masks[colour] | _BIT[card]] - runs[colour]
+        for colour in range(4):
+            out[C.FIRST_COLOUR_WILD + colour] = _BEST_RUN[min(free[colour] + 1, 9)][masks[colour]] - runs[colour]
+        shared = (*range(C.FIRST_NUMBERED_WILD, C.FIRST_COLOUR_WILD), C.SUPER_WILD)
+    for card in shared:
+        counts[card] += 1
+        out[card] = score_counts(counts) - base
+        counts[card] -= 1
+    return out
+
+
 _hand_scores: dict = {}
 
 

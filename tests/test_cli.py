@@ -191,7 +191,8 @@ def test_bench_table_has_no_library_warnings():
     assert run.stderr == ""
     lines = run.stdout.splitlines()
     assert any(line.strip().startswith("texas_holdem_no_limit_v6") for line in lines)
-    assert all(line.startswith(("engine:", "environment:", "  ")) for line in lines), run.stdout
+    assert any(line.strip().startswith("DerivedFeatures(SoloEnv)") and line.endswith("x SoloEnv") for line in lines)
+    assert all(line.startswith(("engine:", "environment:", "derived features:", "  ")) for line in lines), run.stdout
 
 
 @pytest.mark.parametrize("command", [["demo", "--seed", "2"],

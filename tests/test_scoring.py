@@ -14,7 +14,9 @@ import re
 
 import pytest
 
+from ten_env import cards as C
 from ten_env import score
+from ten_env.scoring import gains
 
 COLOURS = "BGOP"
 NUMBER_CARDS = [c + str(n) for c in COLOURS for n in range(1, 10)]
@@ -147,6 +149,23 @@ def test_score_matches_brute_force_on_wild_heavy_collections():
         if rng.random() < 0.4:
             cards.append(SUPER_WILD)
         assert score(cards) == brute_score(cards), cards
+
+
+def test_gains_are_what_one_more_card_adds_to_the_score():
+    # scoring.gains takes a shortcut when no wildcard is shared between colours; both kinds of hand.
+    # The reference is score(), which the tests above hold to the brute force.
+    rng = random.Random(29)
+    kinds = set()
+    for _ in range(1000):
+        cards = _random_collection(rng)
+        counts = [0] * C.NUM_CARD_TYPES
+        for card in cards:
+            counts[C.parse(card)] += 1
+        shared = any(card[0] == "W" for card in cards)
+        kinds.add(shared)
+        before = score(cards)
+        assert gains(counts) == [score(cards + [C.name(card)]) - before for card in range(C.NUM_OWNABLE)], cards
+    assert kinds == {False, True}
 
 
 def test_score_is_order_independent_and_accepts_ids():

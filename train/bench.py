@@ -8,7 +8,10 @@ peer timed in the same process:
 - environment: random legal play through ``ten_env.env()`` with the standard
   wrappers, reading the observation and the action mask at every step, against
   PettingZoo's ``leduc_holdem_v4`` and ``texas_holdem_no_limit_v6`` driven the
-  same way.
+  same way;
+- derived features: random legal play through ``SoloEnv`` wrapped in
+  ``DerivedFeatures`` (what ``train.derived_features`` trains on), against the
+  same env unwrapped.
 """
 
 from __future__ import annotations
@@ -88,6 +91,21 @@ def aec_rate(make_env, seconds: float, quiet: bool = False) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def gym_rate(make_env, seconds: float) -> float:
+    """Steps per second of random legal play through a Gymnasium env with ``action_masks()``."""
+    env, rng = make_env(), np.random.default_rng(0)
+    steps, episode = 0, 0
+    env.reset(seed=episode)
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _, _, termination, truncation, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        steps += 1
+        if termination or truncation:
+            episode += 1
+            env.reset(seed=episode)
+    return steps / (time.perf_counter() - start)
+
+
 def _peer(module: str):
     try:
         with warnings.catch_warnings():  # a library's deprecation notices are not ours to print
@@ -126,4 +144,12 @@ def main(args) -> int:
     for label, rate in rates.items():
         ratio = f"  {rate / leduc_env:5.2f}x leduc_holdem_v4" if leduc_env else ""
         print(f"  {label:<26} {rate:>10,.0f} steps/s{ratio}")
+    from ten_env.features import DerivedFeatures
+    from ten_env.single_agent import SoloEnv
+
+    print("derived features: SoloEnv (JEN 8), random legal play, mask read every step")
+    plain = gym_rate(lambda: SoloEnv(jen_level=8), seconds)
+    extended = gym_rate(lambda: DerivedFeatures(SoloEnv(jen_level=8)), seconds)
+    print(f"  {'DerivedFeatures(SoloEnv)':<26} {extended:>10,.0f} steps/s  {extended / plain:5.2f}x SoloEnv")
+    print(f"  {'SoloEnv':<26} {plain:>10,.0f} steps/s")
     return 0
