@@ -128,6 +128,39 @@ def test_warm_start_takes_the_network_of_a_trained_model(tmp_path):
     assert validate({"train": {"init_from": "ppo-jen"}}).train.init_from == "ppo-jen"
 
 
+def test_a_sharpened_warm_start_raises_the_policy_to_a_power(tmp_path):
+    """train.init_sharpen: the warm start's probabilities to that power, renormalised over the legal
+    moves; the value and the argmax as they were. Without init_from, or not above 0, it is refused."""
+    import ten_env
+
+    _, model = _run("quick", tmp_path / "sharp", [
+        "train.total_steps=128", "train.init_from=ppo-jen", "train.init_sharpen=3",
+        "algorithm.net_arch=[256, 256]", "algorithm.learning_rate=1e-12"])
+    env = ten_env.SoloEnv(jen_level=8)
+    observations, masks = [], []
+    observation, _ = env.reset(seed=7)
+    for _ in range(40):
+        mask = env.action_masks()
+        observations.append(observation)
+        masks.append(mask)
+        observation, _, done, _, _ = env.step(int(np.flatnonzero(mask)[-1]))
+        if done:
+            observation, _ = env.reset()
+    observations, masks = np.stack(observations), np.stack(masks).astype(bool)
+    probs, values = PolicyAgent(model).evaluate(observations, masks)
+    start_probs, start_values = make_agent("ppo-jen").evaluate(observations, masks)
+    cubed = start_probs.astype(np.float64) ** 3
+    cubed /= cubed.sum(1, keepdims=True)
+    assert np.allclose(probs, cubed, atol=1e-4) and np.allclose(values, start_values, atol=1e-5)
+    assert not np.allclose(probs, start_probs, atol=1e-2)  # some choice was not already certain
+    assert (probs.argmax(1) == start_probs.argmax(1)).all()
+    with pytest.raises(ValueError, match=r"^invalid config: train.init_sharpen: sharpens the policy of a warm start: "
+                                         r"set train.init_from too$"):
+        validate({"train": {"init_sharpen": 3}})
+    with pytest.raises(ValueError, match=r"train.init_sharpen"):
+        validate({"train": {"init_from": "ppo-jen", "init_sharpen": 0}})
+
+
 def test_warm_start_reads_separate_policy_and_value_layers(tmp_path):
     """A model saved with net_arch {"pi": [...], "vf": [...]} (ten distill train --width writes one) is a
     warm start when both lists match algorithm.net_arch, and refused in one line naming both when they differ."""

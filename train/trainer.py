@@ -395,7 +395,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
         )
         if config.train.init_from:
             try:
-                warm_start(model.policy, config.train.init_from)
+                warm_start(model.policy, config.train.init_from, sharpen=config.train.init_sharpen)
             except ValueError as exc:
                 venv.close()
                 raise ValueError(f"train.init_from: {exc}") from None
@@ -420,14 +420,18 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     return final
 
 
-def warm_start(policy, spec: str) -> None:
+def warm_start(policy, spec: str, sharpen: float = 1.0) -> None:
     """Copy the weights of a trained model (``train.init_from``) into a fresh run's policy.
 
     Only the network is taken, read without unpickling; the optimiser, the schedules and the
     step count start afresh. The config has checked that both networks have the same layers.
     A network of the plain observation starting a run with ``train.derived_features`` gets the
     features as inputs with zero weights: the run starts from the model's play.
+    ``sharpen`` (``train.init_sharpen``) multiplies the action logits (the last policy layer),
+    raising the policy's probabilities to that power; the value and the argmax are unchanged.
     """
+    import torch
+
     from agents.safe_load import load_policy
 
     from .config import model_path
@@ -438,6 +442,10 @@ def warm_start(policy, spec: str) -> None:
         policy.load_state_dict(start.state_dict())
     else:
         load_with_new_inputs(policy, start.state_dict())
+    if sharpen != 1.0:
+        with torch.no_grad():
+            policy.action_net.weight.mul_(sharpen)
+            policy.action_net.bias.mul_(sharpen)
 
 
 def write_model_card(model, path: Path, config: Config, jen_level: int | None = None) -> Path:
