@@ -99,7 +99,7 @@ def test_ten_eval_never_unpickles(crafted, tmp_path):
     assert not [crafted[entry][1] for entry in chosen if crafted[entry][1].exists()]
 
 
-@pytest.mark.parametrize("name", ["ppo-jen-v1", "ppo-jen", "ppo-jen-features"])
+@pytest.mark.parametrize("name", ["ppo-jen-v1", "ppo-jen", "ppo-jen-features", "ppo-jen-tuned"])
 def test_shipped_model_plays_exactly_as_with_unpickling(name):
     """A shipped solitaire model (PPO's own file, the distilled one, and the one that takes the derived
     features, which SB3 is handed ready-made), loaded safely, takes the same deterministic masked action
