@@ -128,25 +128,31 @@ def test_warm_start_takes_the_network_of_a_trained_model(tmp_path):
     assert validate({"train": {"init_from": "ppo-jen"}}).train.init_from == "ppo-jen"
 
 
-def test_a_sharpened_warm_start_raises_the_policy_to_a_power(tmp_path):
-    """train.init_sharpen: the warm start's probabilities to that power, renormalised over the legal
-    moves; the value and the argmax as they were. Without init_from, or not above 0, it is refused."""
+def _positions(seed: int, pick: int, count: int = 40):
+    """Observations and masks of ``count`` solitaire positions at JEN 8, each legal move the
+    ``pick``-th (0: first, -1: last) of its mask."""
     import ten_env
 
-    _, model = _run("quick", tmp_path / "sharp", [
-        "train.total_steps=128", "train.init_from=ppo-jen", "train.init_sharpen=3",
-        "algorithm.net_arch=[256, 256]", "algorithm.learning_rate=1e-12"])
     env = ten_env.SoloEnv(jen_level=8)
     observations, masks = [], []
-    observation, _ = env.reset(seed=7)
-    for _ in range(40):
+    observation, _ = env.reset(seed=seed)
+    for _ in range(count):
         mask = env.action_masks()
         observations.append(observation)
         masks.append(mask)
-        observation, _, done, _, _ = env.step(int(np.flatnonzero(mask)[-1]))
+        observation, _, done, _, _ = env.step(int(np.flatnonzero(mask)[pick]))
         if done:
             observation, _ = env.reset()
-    observations, masks = np.stack(observations), np.stack(masks).astype(bool)
+    return np.stack(observations), np.stack(masks).astype(bool)
+
+
+def test_a_sharpened_warm_start_raises_the_policy_to_a_power(tmp_path):
+    """train.init_sharpen: the warm start's probabilities to that power, renormalised over the legal
+    moves; the value and the argmax as they were. Without init_from, or not above 0, it is refused."""
+    _, model = _run("quick", tmp_path / "sharp", [
+        "train.total_steps=128", "train.init_from=ppo-jen", "train.init_sharpen=3",
+        "algorithm.net_arch=[256, 256]", "algorithm.learning_rate=1e-12"])
+    observations, masks = _positions(seed=7, pick=-1)
     probs, values = PolicyAgent(model).evaluate(observations, masks)
     start_probs, start_values = make_agent("ppo-jen").evaluate(observations, masks)
     cubed = start_probs.astype(np.float64) ** 3
@@ -191,7 +197,6 @@ def test_training_with_the_derived_features(tmp_path, capfd):
     """train.derived_features: the learner sees the observation with the derived features; a plain
     warm start gets them as zero-weight inputs and plays as before; the model it writes plays and
     goes on (only with the key set), and a checkpoint of the other shape is refused in one line."""
-    import ten_env
     from ten_env import features as F
 
     # A warm start from the plain ppo-jen, with a learning rate too small to move anything.
@@ -202,17 +207,7 @@ def test_training_with_the_derived_features(tmp_path, capfd):
     assert card["observation_shape"] == [F.EXTENDED_SIZE] and card["derived_features"] is True
     student, teacher = PolicyAgent(model), make_agent("ppo-jen")
     assert student.derived_features and not teacher.derived_features
-    env = ten_env.SoloEnv(jen_level=8)
-    observations, masks = [], []
-    observation, _ = env.reset(seed=5)
-    for _ in range(40):
-        mask = env.action_masks()
-        observations.append(observation)
-        masks.append(mask)
-        observation, _, done, _, _ = env.step(int(np.flatnonzero(mask)[0]))
-        if done:
-            observation, _ = env.reset()
-    observations, masks = np.stack(observations), np.stack(masks).astype(bool)
+    observations, masks = _positions(seed=5, pick=0)
     probs, values = student.evaluate(observations, masks)
     plain_probs, plain_values = teacher.evaluate(observations, masks)
     assert np.allclose(probs, plain_probs, atol=1e-5) and np.allclose(values, plain_values, atol=1e-5)
