@@ -39,7 +39,8 @@ train:
   derived_features: false  # true: the learner sees ten_env.features' derived features after the
                            # observation (sb3 only); a plain init_from gets them as zero-weight inputs
   init_sharpen: 1.0  # with init_from: the warm start's action logits times this, its policy's
-                     # probabilities raised to this power (argmax unchanged); see below
+                     # probabilities raised to this power (argmax and value unchanged), for a
+                     # network distilled from soft targets, whose sampled play is weak
 evaluation:
   every: 50000    # periodic evaluation on fixed seeds (0: never)
   games: 100
