@@ -165,7 +165,7 @@ def gains(counts) -> list[int]:
     base = score_counts(counts)
     out = [0] * C.NUM_OWNABLE
     if counts[C.SUPER_WILD] or any(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]):
-        shared = range(C.NUM_OWNABLE)  # one more card can move the shared wildcards between colours
+        in_full = range(C.NUM_OWNABLE)  # one more card can move the shared wildcards between colours
     else:
         # Nothing is shared, so the colours score apart: a number card or a colour wildcard
         # changes its own colour's run and nothing else.
@@ -176,8 +176,8 @@ def gains(counts) -> list[int]:
             out[card] = _BEST_RUN[min(free[colour], 9)][masks[colour] | _BIT[card]] - runs[colour]
         for colour in range(4):
             out[C.FIRST_COLOUR_WILD + colour] = _BEST_RUN[min(free[colour] + 1, 9)][masks[colour]] - runs[colour]
-        shared = (*range(C.FIRST_NUMBERED_WILD, C.FIRST_COLOUR_WILD), C.SUPER_WILD)
-    for card in shared:
+        in_full = (*range(C.FIRST_NUMBERED_WILD, C.FIRST_COLOUR_WILD), C.SUPER_WILD)
+    for card in in_full:  # scored with the card added
         counts[card] += 1
         out[card] = score_counts(counts) - base
         counts[card] -= 1
