@@ -18,6 +18,9 @@ from ten_env import observation as O
 from train.cli import main
 from train.config import validate
 
+# One worker runs this module under pytest-xdist (--dist loadgroup): its tests share one local Ray.
+pytestmark = pytest.mark.xdist_group("ray")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 TINY = {

@@ -28,6 +28,9 @@ from train.record import play_recorded
 from train.view import page
 from train.webplay import WebGame, make_server
 
+# One worker runs this module under pytest-xdist (--dist loadgroup): its tests share one browser.
+pytestmark = pytest.mark.xdist_group("chromium")
+
 INSTALL = "apt-get install -y chromium chromium-driver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
