@@ -652,7 +652,7 @@ def test_ppo_jen_outcome_is_ppo_jen_v1s_policy_with_a_value_of_the_outcome():
 
 @functools.lru_cache(maxsize=None)
 def _jen8_win_rate(model: str) -> float:
-    """A shipped model's win rate on 500 deals at JEN 8 (deck seeds 50,000 on), played once per run."""
+    """A shipped model's win rate on 500 deals at JEN 8 (deck seeds 50,000 on), played once per test process."""
     return play_games([PolicyAgent.pretrained(model)], Rules(jen_level=8), n=500, seed=50_000).win_rates[0]
 
 
