@@ -21,6 +21,10 @@ class Results:
     margins: list = field(default_factory=list)  # summed: own score - best other score
     decisions: list = field(default_factory=list)  # actions chosen (the engine's JEN not counted)
     seconds: list = field(default_factory=list, compare=False)  # time spent choosing them (varies run to run)
+    #: Each game, in deck-seed order, as ``(deck_seed, outcomes, margins)``: per agent, ``"W"``
+    #: (sole win), ``"T"`` (a win shared in a tie) or ``"L"``, and own score - best other score.
+    #: Two agents played on the same deck seeds can so be compared deal by deal.
+    per_game: list = field(default_factory=list)
 
     @property
     def seconds_per_decision(self) -> list[float]:
@@ -52,7 +56,8 @@ class Results:
             return [sum(values) for values in zip(*(getattr(r, name) for r in parts))]
 
         return Results(sum(r.games for r in parts), total("wins"), total("shared_wins"),
-                       total("total_scores"), total("margins"), total("decisions"), total("seconds"))
+                       total("total_scores"), total("margins"), total("decisions"), total("seconds"),
+                       sorted(game for r in parts for game in r.per_game))
 
 
 def player_view(game: Game, seat: int, player) -> tuple[dict, dict]:
@@ -127,16 +132,19 @@ def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int
     k = len(agents)
     results = Results(wins=[0] * k, shared_wins=[0] * k, total_scores=[0] * k, margins=[0] * k)
     clock = [[0, 0.0] for _ in range(k)]
-    for game, order in seeded_games(agents, rules, n, seed, clock):
+    for i, (game, order) in enumerate(seeded_games(agents, rules, n, seed, clock)):
         scores, winners = game.scores(), game.winners()
+        outcomes, margins = [""] * k, [0] * k
         for seat, a in enumerate(order):
-            if seat in winners:
-                if len(winners) == 1:
-                    results.wins[a] += 1
-                else:
-                    results.shared_wins[a] += 1
+            outcomes[a] = "L" if seat not in winners else "W" if len(winners) == 1 else "T"
+            margins[a] = score_margin(scores, seat)
+            if outcomes[a] == "W":
+                results.wins[a] += 1
+            elif outcomes[a] == "T":
+                results.shared_wins[a] += 1
             results.total_scores[a] += scores[seat]
-            results.margins[a] += score_margin(scores, seat)
+            results.margins[a] += margins[a]
+        results.per_game.append((seed + i, tuple(outcomes), tuple(margins)))
         results.games += 1
     results.decisions = [decisions for decisions, _ in clock]
     results.seconds = [seconds for _, seconds in clock]

@@ -1,4 +1,5 @@
-"""ten compare: ladder reports side by side, reports of one agent on different seeds combined."""
+"""ten compare: ladder reports side by side, reports of one agent on different seeds combined,
+agents compared deal by deal (--paired)."""
 
 from __future__ import annotations
 
@@ -70,3 +71,50 @@ def test_no_two_of_thirty_agents_lines_look_alike():
     looks = [line_look(i) for i in range(30)]
     assert len(set(looks)) == 30
     assert line_look(0)[1:] == ("o", "-") and line_look(10)[1:] == ("s", "--")  # the 11th: another style
+
+
+def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
+    base = _ladder("heuristic", 0, 12, levels=(4, 5))
+    other = _ladder("jen:4", 6, 10, levels=(4,))  # deals 6-15: 6-11 are shared
+    rows, notes = compare.paired_rows([base, other])
+    assert notes == [] and len(rows) == 1
+    agent, level, deals, rates, difference, p_value, margin = rows[0]
+    assert (agent, level, deals) == ("jen:4", "JEN 4", "6")
+    mine = base["matchups"][0]["per_game"]["outcomes"][6:]
+    theirs = other["matchups"][0]["per_game"]["outcomes"][:6]
+    assert rates == f"{100 * mine.count('W') / 6:.1f}% -> {100 * theirs.count('W') / 6:.1f}%"
+    c = compare.paired_comparison(compare.deal_results(base["matchups"][0]), compare.deal_results(other["matchups"][0]))
+    assert difference.startswith(f"{100 * c['difference']:+.1f} (") and p_value == f"{c['p_value']:.3g}"
+
+    # one agent's reports on deals 0-5 and 6-11, combined, pair as its one run on 0-11 does
+    halves = compare.combine([_ladder("heuristic", 0, 6, levels=(4, 5)), _ladder("heuristic", 6, 6, levels=(4, 5))])
+    assert compare.paired_rows([halves[0], other]) == (rows, notes)
+
+    # what cannot be paired is said, not guessed at
+    old = json.loads(json.dumps(other))
+    del old["matchups"][0]["per_game"]
+    far = _ladder("jen:4", 100, 3, levels=(4,))
+    bust = {**_ladder("jen:4", 0, 2, levels=(4,)), "agent": "jen:4 (busting)"}
+    bust["rules"] = {**bust["rules"], "bust_buy": True}
+    rows, notes = compare.paired_rows([base, old, far, bust])
+    assert rows == []
+    assert notes == ["jen:4 at JEN 4: a report without per-game results, not paired",
+                     "jen:4 at JEN 4: 0 deals in common with heuristic, not paired",
+                     "jen:4 (busting): played under other rules than heuristic, not paired"]
+
+    paths = []
+    for name, report in (("base", base), ("other", other)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(report))
+    assert main(["compare", *map(str, paths), "--paired"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    title = out.index("paired with heuristic, on the deals both played (difference = agent - heuristic):")
+    assert out[title + 1].split()[:3] == ["agent", "level", "deals"] and out[title + 3].startswith("jen:4 ")
+    assert main(["compare", str(paths[0]), "--paired"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "ten: error: --paired compares every other agent with the first: give two agents' reports or more")
+    broken = json.loads(json.dumps(other))
+    broken["matchups"][0]["per_game"]["margins"].pop()
+    paths[1].write_text(json.dumps(broken))
+    assert main(["compare", *map(str, paths), "--paired"]) == 2
+    assert "the per_game entry of JEN 4 is not ten eval's" in capsys.readouterr().err

@@ -57,6 +57,67 @@ def test_wilson_interval_known_numbers_and_edges():
         stats.wilson_interval(3, 10, confidence=1.5)
 
 
+def test_paired_comparison_matches_the_textbook_numbers():
+    # Ten deals: the first agent wins deals 0-3, the second 2-7. Deals 0-1 only the first won,
+    # 4-7 only the second: McNemar's exact p is P(at most 2 of 6 fair coins, or at least 4) = 44/64.
+    first = {seed: ("W" if seed < 4 else "L", 1) for seed in range(10)}
+    second = {seed: ("W" if 2 <= seed < 8 else "T" if seed == 9 else "L", 3) for seed in range(10)}
+    second[10] = ("W", 3)  # a deal only the second played is not compared
+    c = stats.paired_comparison(first, second)
+    assert (c["deals"], c["first_rate"], c["second_rate"]) == (10, 0.4, 0.6)  # a shared win is no win
+    assert (c["first_only"], c["second_only"]) == (2, 4)
+    assert c["p_value"] == pytest.approx(44 / 64)
+    d = [-1, -1, 0, 0, 1, 1, 1, 1, 0, 0]
+    mean = sum(d) / 10
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / 9)
+    from scipy.stats import t
+
+    half = t.ppf(0.975, 9) * sd / math.sqrt(10)
+    assert c["difference"] == pytest.approx(0.2)
+    assert (c["ci_low"], c["ci_high"]) == pytest.approx((0.2 - half, 0.2 + half))
+    # every margin 2 higher: no spread, so the interval is the point itself
+    assert (c["margin_difference"], c["margin_ci_low"], c["margin_ci_high"]) == (2.0, 2.0, 2.0)
+    same = stats.paired_comparison(first, first)
+    assert (same["difference"], same["ci_low"], same["ci_high"], same["p_value"]) == (0.0, 0.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match="at least 2 deals both agents played, got 1"):
+        stats.paired_comparison(first, {9: ("W", 0), 20: ("L", 0)})
+
+
+def test_per_game_results_are_each_games_own():
+    from agents.tournament import seeded_games
+    from ten_env.game import score_margin
+
+    agents = [HeuristicAgent(), make_agent("jen:5"), make_agent("random")]
+    rules = Rules(num_players=3)
+    results = play_games(agents, rules, n=9, seed=40)
+    expected = []
+    for i, (game, order) in enumerate(seeded_games(agents, rules, 9, 40)):
+        winners, scores = game.winners(), game.scores()
+        outcomes, margins = [""] * 3, [0] * 3
+        for seat, a in enumerate(order):
+            outcomes[a] = "L" if seat not in winners else "W" if len(winners) == 1 else "T"
+            margins[a] = score_margin(scores, seat)
+        expected.append((40 + i, tuple(outcomes), tuple(margins)))
+    assert results.per_game == expected
+    for a in range(3):
+        assert sum(outcomes[a] == "W" for _, outcomes, _ in expected) == results.wins[a]
+        assert sum(outcomes[a] == "T" for _, outcomes, _ in expected) == results.shared_wins[a]
+        assert sum(margins[a] for _, _, margins in expected) == results.margins[a]
+
+
+def test_a_report_keeps_each_games_outcome_and_margin():
+    report = E.evaluate("heuristic", levels=[4, 10], games=12, seed=30, jobs=1)
+    for m in report["matchups"]:
+        entry = m["per_game"]
+        assert entry["deck_seeds"] == [30, 41]
+        assert len(entry["outcomes"]) == len(entry["margins"]) == 12 and set(entry["outcomes"]) <= {"W", "L"}
+        assert entry["outcomes"].count("W") == m["wins"]
+        assert sum(entry["margins"]) / 12 == pytest.approx(m["mean_margin"])
+    assert any(m["wins"] for m in report["matchups"])
+    with pytest.raises(ValueError, match="consecutive deck seeds"):
+        stats.per_game_entry([(3, ("W",), (1,)), (5, ("L",), (-1,))])
+
+
 def test_rank_is_the_highest_level_with_a_lower_bound_above_half():
     def ladder(*lows):
         return [{"level": level, "ci_low": low} for level, low in zip(JEN_LEVELS, lows)]
@@ -397,6 +458,8 @@ def test_merged_results_are_those_of_one_long_run():
     before = (first.games, list(first.wins), second.games, list(second.wins))
     merged = first.merge(second)
     assert merged == play_games(agents, Rules(num_players=2), n=10, seed=10)  # the timings aside
+    assert second.merge(first) == merged  # each game's results in deck-seed order, whichever comes first
+    assert [seed for seed, _, _ in merged.per_game] == list(range(10, 20))
     assert merged.decisions[0] == first.decisions[0] + second.decisions[0] > 0
     assert merged.seconds[0] == first.seconds[0] + second.seconds[0] > 0
     assert (first.games, first.wins, second.games, second.wins) == before  # neither is changed

@@ -237,7 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
     comparison = sub.add_parser(
         "compare", help="JEN ladders of several agents in one table and one plot",
         description="Show the JEN ladders of several ten eval reports side by side (-o: one PNG); reports "
-                    "of one agent on different deck seeds are combined into one.")
+                    "of one agent on different deck seeds are combined into one. --paired also compares "
+                    "every other agent with the first on the deals both played.")
     compare.add_arguments(comparison)
     comparison.set_defaults(run=compare.run)
 

@@ -1,4 +1,4 @@
-"""``ten compare REPORT.json ... [-o ladder.png] [--markdown]``: JEN ladders side by side.
+"""``ten compare REPORT.json ... [-o ladder.png] [--markdown] [--paired]``: JEN ladders side by side.
 
 Reads the ``report.json`` files that ``ten eval`` writes for the JEN ladder and shows
 every agent's win rate at each level, with its 95% Wilson interval, in one table and
@@ -9,7 +9,16 @@ intervals and the rank are computed afresh, as one run over all those games woul
 Two reports of one agent that share a deck seed at some level are refused: counting
 a game twice would narrow the interval without measuring anything.
 
-``--markdown`` prints the table as Markdown (the README's ladder is made this way).
+``--paired`` also compares every other agent with the first, deal by deal: at each level,
+on the deck seeds both played under the same rules, the difference of their win rates with
+its 95% interval, McNemar's exact p-value and the difference of their mean margins
+(:func:`train.stats.paired_comparison`). The luck of the deal is the largest part of the
+noise in a win rate, and the same deal played by both agents cancels it: two agents whose
+ladders' intervals overlap can often be told apart this way. It needs the reports'
+``per_game`` entries, which ``ten eval`` writes (reports from before it did are left out,
+and said so). A combined matchup keeps its parts' ``per_game`` entries as a list.
+
+``--markdown`` prints the tables as Markdown (the README's ladder is made this way).
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from pathlib import Path
 
 from ten_env.rules import JEN_LEVELS
 
-from .stats import ladder_rank, wilson_interval
+from .stats import ladder_rank, paired_comparison, wilson_interval
 
 _SUMMED = ("games", "wins", "shared_wins")
 _AVERAGED = ("mean_score", "opponent_mean_score", "mean_margin", "seconds_per_decision")
@@ -84,7 +93,33 @@ def _merged_matchup(parts: list[dict]) -> dict:
         merged[key] = sum(m[key] * m["games"] for m in timed) / games if games else None
     merged["win_rate"] = merged["wins"] / merged["games"]
     merged["ci_low"], merged["ci_high"] = wilson_interval(merged["wins"], merged["games"])
+    if all(m.get("per_game") for m in parts):
+        merged["per_game"] = [entry for m in parts for entry in _entries(m["per_game"])]
     return merged
+
+
+def _entries(per_game) -> list:
+    return per_game if isinstance(per_game, list) else [per_game]
+
+
+def deal_results(matchup: dict) -> dict | None:
+    """``{deck seed: (outcome, margin)}`` of the agent's games in ``matchup``; ``None`` if its
+    report kept no per-game results (``ten eval`` reports from before it did)."""
+    if not matchup.get("per_game"):
+        return None
+    deals = {}
+    for entry in _entries(matchup["per_game"]):
+        try:
+            first, last = entry["deck_seeds"]
+            outcomes, margins = entry["outcomes"], entry["margins"]
+            ok = len(outcomes) == len(margins) == last - first + 1 and set(outcomes) <= set("WTL")
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"the per_game entry of JEN {matchup.get('level')} is not ten eval's "
+                             f"(deck_seeds [first, last], one outcome W/T/L and one margin a game)")
+        deals.update({first + i: (o, m) for i, (o, m) in enumerate(zip(outcomes, margins))})
+    return deals
 
 
 def _cell(m: dict | None) -> str:
@@ -120,19 +155,76 @@ def table_rows(reports: list[dict]) -> tuple[list[str], list[list[str]]]:
 
 
 def format_text(reports: list[dict]) -> str:
-    header, rows = table_rows(reports)
+    return _text(*table_rows(reports))
+
+
+def format_markdown(reports: list[dict]) -> str:
+    return _markdown(*table_rows(reports))
+
+
+def _text(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return "\n".join(lines)
 
 
-def format_markdown(reports: list[dict]) -> str:
-    header, rows = table_rows(reports)
+def _markdown(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table, the first column (agent names) as code."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     lines += ["| " + " | ".join(f"`{row[0]}`" if i == 0 else cell for i, cell in enumerate(row)) + " |"
               for row in rows]
     return "\n".join(lines)
+
+
+PAIRED_HEADER = ["agent", "level", "deals", "win rates", "difference, points (95% CI)", "McNemar p",
+                 "margin difference (95% CI)"]
+
+
+def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
+    """Every other agent against the first, level by level, on the deals both played: the rows
+    (see ``PAIRED_HEADER``) and a note for each level that could not be paired, saying why."""
+    if len(reports) < 2:
+        raise ValueError("--paired compares every other agent with the first: give two agents' reports or more")
+    base, rows, notes = reports[0], [], []
+    base_at = {m["level"]: m for m in base["matchups"]}
+    for other in reports[1:]:
+        name = other["agent"]
+        if other.get("rules") != base.get("rules"):
+            notes.append(f"{name}: played under other rules than {base['agent']}, not paired")
+            continue
+        for m in sorted(other["matchups"], key=lambda m: m["level"]):
+            level = m["level"]
+            if level not in base_at:
+                continue
+            mine, theirs = deal_results(base_at[level]), deal_results(m)
+            if mine is None or theirs is None:
+                notes.append(f"{name} at JEN {level}: a report without per-game results, not paired")
+                continue
+            shared = len(set(mine) & set(theirs))
+            if shared < 2:
+                notes.append(f"{name} at JEN {level}: {shared} deals in common with {base['agent']}, not paired")
+                continue
+            c = paired_comparison(mine, theirs)
+            rows.append([name, f"JEN {level}", str(c["deals"]),
+                         f"{100 * c['first_rate']:.1f}% -> {100 * c['second_rate']:.1f}%",
+                         f"{100 * c['difference']:+.1f} ({100 * c['ci_low']:+.1f} to {100 * c['ci_high']:+.1f})",
+                         f"{c['p_value']:.3g}",
+                         f"{c['margin_difference']:+.2f} ({c['margin_ci_low']:+.2f} to {c['margin_ci_high']:+.2f})"])
+    return rows, notes
+
+
+def format_paired(reports: list[dict], markdown: bool = False) -> str:
+    """The ``--paired`` section: a title, the table (text or Markdown) and the notes."""
+    rows, notes = paired_rows(reports)
+    title = f"paired with {reports[0]['agent']}, on the deals both played (difference = agent - {reports[0]['agent']}):"
+    if not rows:
+        table = "no level to pair"
+    elif markdown:
+        table = _markdown(PAIRED_HEADER, rows)
+    else:
+        table = _text(PAIRED_HEADER, rows)
+    return "\n".join([title, table, *notes])
 
 
 LINE_STYLES = (("o", "-"), ("s", "--"), ("^", ":"))  # (marker, line) for agents 1-10, 11-20, 21-30
@@ -184,14 +276,21 @@ def plot(reports: list[dict], path) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files of ten eval's ladder")
     parser.add_argument("-o", "--out", metavar="PNG", help="also draw every agent's ladder in this PNG file")
-    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+    parser.add_argument("--paired", action="store_true",
+                        help="also compare every other agent with the first, deal by deal, on the deck seeds "
+                             "both played: the win-rate difference with its 95%% interval, McNemar's p, the margin")
 
 
 def run(args) -> int:
     if args.out is not None and Path(args.out).suffix.lower() != ".png":
         raise ValueError(f"-o {args.out!r}: the plot is a .png file")
     reports = combine([load_report(path) for path in args.reports])
+    paired = format_paired(reports, args.markdown) if args.paired else None  # its errors before any output
     print(format_markdown(reports) if args.markdown else format_text(reports))
+    if paired is not None:
+        print()
+        print(paired)
     if args.out is not None:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         plot(reports, args.out)

@@ -138,8 +138,11 @@ def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int |
         ``shared_wins``, ``win_rate`` (sole wins / games), ``ci_low`` / ``ci_high``
         (Wilson 95%), ``mean_score`` (the agent's), ``opponent_mean_score`` (the
         mean of the best other player's score: JEN's on the ladder) and
-        ``mean_margin`` (agent minus best other); the ladder adds ``level``, normal
-        games ``opponents`` and ``opponent_mean_scores`` (each opponent's mean score).
+        ``mean_margin`` (agent minus best other), ``seconds_per_decision`` and
+        ``per_game`` (each game's outcome and margin, for comparing agents deal by deal:
+        :func:`train.stats.per_game_entry`, ``ten compare --paired``); the ladder adds
+        ``level``, normal games ``opponents`` and ``opponent_mean_scores`` (each
+        opponent's mean score).
 
     Raises:
         ValueError: an unknown agent, a model made for other observations or
