@@ -78,13 +78,16 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
     other = _ladder("jen:4", 6, 10, levels=(4,))  # deals 6-15: 6-11 are shared
     rows, notes = compare.paired_rows([base, other])
     assert notes == [] and len(rows) == 1
-    agent, level, deals, rates, difference, p_value, margin = rows[0]
+    agent, level, deals, rates, one_only, difference, p_value, margin = rows[0]
     assert (agent, level, deals) == ("jen:4", "JEN 4", "6")
     mine = base["matchups"][0]["per_game"]["outcomes"][6:]
     theirs = other["matchups"][0]["per_game"]["outcomes"][:6]
     assert rates == f"{100 * mine.count('W') / 6:.1f}% -> {100 * theirs.count('W') / 6:.1f}%"
     c = compare.paired_comparison(compare.deal_results(base["matchups"][0]), compare.deal_results(other["matchups"][0]))
     assert difference.startswith(f"{100 * c['difference']:+.1f} (") and p_value == f"{c['p_value']:.3g}"
+    only_mine = sum(x == "W" != y for x, y in zip(mine, theirs))
+    only_theirs = sum(y == "W" != x for x, y in zip(mine, theirs))
+    assert one_only == f"{only_mine} / {only_theirs}"
 
     # one agent's reports on deals 0-5 and 6-11, combined, pair as its one run on 0-11 does
     halves = compare.combine([_ladder("heuristic", 0, 6, levels=(4, 5)), _ladder("heuristic", 6, 6, levels=(4, 5))])

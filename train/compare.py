@@ -12,9 +12,9 @@ a game twice would narrow the interval without measuring anything.
 ``--paired`` also compares every other agent with the first, deal by deal: at each level,
 on the deck seeds both played under the same rules, the difference of their win rates with
 its 95% interval, McNemar's exact p-value and the difference of their mean margins
-(:func:`train.stats.paired_comparison`). The luck of the deal is the largest part of the
-noise in a win rate, and the same deal played by both agents cancels it: two agents whose
-ladders' intervals overlap can often be told apart this way. It needs the reports'
+(:func:`train.stats.paired_comparison`). The same deal played by both agents cancels the
+part of the noise that is the deal's luck (about a third of it at JEN 9, the README says),
+so the difference is measured more tightly than by two unpaired intervals. It needs the reports'
 ``per_game`` entries, which ``ten eval`` writes (reports from before it did are left out,
 and said so). A combined matchup keeps its parts' ``per_game`` entries as a list.
 
@@ -177,13 +177,14 @@ def _markdown(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-PAIRED_HEADER = ["agent", "level", "deals", "win rates", "difference, points (95% CI)", "McNemar p",
-                 "margin difference (95% CI)"]
+PAIRED_HEADER = ["agent", "level", "deals", "win rates", "won by one only", "difference, points (95% CI)",
+                 "McNemar p", "margin difference (95% CI)"]
 
 
 def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
     """Every other agent against the first, level by level, on the deals both played: the rows
-    (see ``PAIRED_HEADER``) and a note for each level that could not be paired, saying why."""
+    (see ``PAIRED_HEADER``; the win rates and the deals won by one only are the first agent's,
+    then this one's) and a note for each level that could not be paired, saying why."""
     if len(reports) < 2:
         raise ValueError("--paired compares every other agent with the first: give two agents' reports or more")
     base, rows, notes = reports[0], [], []
@@ -208,6 +209,7 @@ def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
             c = paired_comparison(mine, theirs)
             rows.append([name, f"JEN {level}", str(c["deals"]),
                          f"{100 * c['first_rate']:.1f}% -> {100 * c['second_rate']:.1f}%",
+                         f"{c['first_only']} / {c['second_only']}",
                          f"{100 * c['difference']:+.1f} ({100 * c['ci_low']:+.1f} to {100 * c['ci_high']:+.1f})",
                          f"{c['p_value']:.3g}",
                          f"{c['margin_difference']:+.2f} ({c['margin_ci_low']:+.2f} to {c['margin_ci_high']:+.2f})"])

@@ -94,7 +94,7 @@ def paired_comparison(first: dict, second: dict, confidence: float = CONFIDENCE)
     exact test: were the deals only one of them won as likely to go either way?), and
     ``margin_difference`` with ``margin_ci_low`` / ``margin_ci_high`` (the same for the
     score margins). Playing both on the same deals removes the luck of the deal from the
-    difference, so it is measured far more tightly than by two win rates' intervals.
+    difference, so it is measured more tightly than by two win rates' intervals.
     """
     from scipy.stats import binomtest, ttest_rel
 
