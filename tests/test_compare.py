@@ -89,6 +89,18 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
     only_theirs = sum(y == "W" != x for x, y in zip(mine, theirs))
     assert one_only == f"{only_mine} / {only_theirs}"
 
+    # at two levels, a row "all" pools their deals
+    both = _ladder("jen:4", 6, 10, levels=(4, 5))
+    rows2, _ = compare.paired_rows([base, both])
+    assert [row[1] for row in rows2] == ["JEN 4", "JEN 5", "all"] and rows2[0] == rows[0]
+    pooled = {}, {}
+    for i, level in enumerate((4, 5)):
+        for side, report in enumerate((base, both)):
+            deals = compare.deal_results(report["matchups"][i])
+            pooled[side].update({(level, seed): result for seed, result in deals.items()})
+    c = compare.paired_comparison(*pooled)
+    assert rows2[2][2] == "12" and rows2[2][5].startswith(f"{100 * c['difference']:+.1f} (")
+
     # one agent's reports on deals 0-5 and 6-11, combined, pair as its one run on 0-11 does
     halves = compare.combine([_ladder("heuristic", 0, 6, levels=(4, 5)), _ladder("heuristic", 6, 6, levels=(4, 5))])
     assert compare.paired_rows([halves[0], other]) == (rows, notes)

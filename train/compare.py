@@ -10,11 +10,12 @@ Two reports of one agent that share a deck seed at some level are refused: count
 a game twice would narrow the interval without measuring anything.
 
 ``--paired`` also compares every other agent with the first, deal by deal: at each level,
-on the deck seeds both played under the same rules, the difference of their win rates with
-its 95% interval, McNemar's exact p-value and the difference of their mean margins
-(:func:`train.stats.paired_comparison`). The same deal played by both agents cancels the
-part of the noise that is the deal's luck (about a third of it at JEN 9, the README says),
-so the difference is measured more tightly than by two unpaired intervals. It needs the reports'
+on the deck seeds both played under the same rules, the deals only one of them won, the
+difference of their win rates with its 95% interval, McNemar's exact p-value and the
+difference of their mean margins (:func:`train.stats.paired_comparison`), and a row ``all``
+with the deals of every level pooled. The same deal played by both agents cancels the part
+of the noise that is the deal's luck (about a third of it at JEN 9, the README says), so the
+difference is measured more tightly than by two unpaired intervals. It needs the reports'
 ``per_game`` entries, which ``ten eval`` writes (reports from before it did are left out,
 and said so). A combined matchup keeps its parts' ``per_game`` entries as a list.
 
@@ -184,7 +185,8 @@ PAIRED_HEADER = ["agent", "level", "deals", "win rates", "won by one only", "dif
 def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
     """Every other agent against the first, level by level, on the deals both played: the rows
     (see ``PAIRED_HEADER``; the win rates and the deals won by one only are the first agent's,
-    then this one's) and a note for each level that could not be paired, saying why."""
+    then this one's), with a row ``all`` pooling the deals of every level where an agent pairs
+    at more than one, and a note for each level that could not be paired, saying why."""
     if len(reports) < 2:
         raise ValueError("--paired compares every other agent with the first: give two agents' reports or more")
     base, rows, notes = reports[0], [], []
@@ -194,6 +196,7 @@ def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
         if other.get("rules") != base.get("rules"):
             notes.append(f"{name}: played under other rules than {base['agent']}, not paired")
             continue
+        pooled_mine, pooled_theirs, levels = {}, {}, 0
         for m in sorted(other["matchups"], key=lambda m: m["level"]):
             level = m["level"]
             if level not in base_at:
@@ -206,14 +209,22 @@ def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
             if shared < 2:
                 notes.append(f"{name} at JEN {level}: {shared} deals in common with {base['agent']}, not paired")
                 continue
-            c = paired_comparison(mine, theirs)
-            rows.append([name, f"JEN {level}", str(c["deals"]),
-                         f"{100 * c['first_rate']:.1f}% -> {100 * c['second_rate']:.1f}%",
-                         f"{c['first_only']} / {c['second_only']}",
-                         f"{100 * c['difference']:+.1f} ({100 * c['ci_low']:+.1f} to {100 * c['ci_high']:+.1f})",
-                         f"{c['p_value']:.3g}",
-                         f"{c['margin_difference']:+.2f} ({c['margin_ci_low']:+.2f} to {c['margin_ci_high']:+.2f})"])
+            rows.append(_paired_row(name, f"JEN {level}", paired_comparison(mine, theirs)))
+            pooled_mine.update({(level, seed): result for seed, result in mine.items()})
+            pooled_theirs.update({(level, seed): result for seed, result in theirs.items()})
+            levels += 1
+        if levels > 1:
+            rows.append(_paired_row(name, "all", paired_comparison(pooled_mine, pooled_theirs)))
     return rows, notes
+
+
+def _paired_row(name: str, level: str, c: dict) -> list[str]:
+    return [name, level, str(c["deals"]),
+            f"{100 * c['first_rate']:.1f}% -> {100 * c['second_rate']:.1f}%",
+            f"{c['first_only']} / {c['second_only']}",
+            f"{100 * c['difference']:+.1f} ({100 * c['ci_low']:+.1f} to {100 * c['ci_high']:+.1f})",
+            f"{c['p_value']:.3g}",
+            f"{c['margin_difference']:+.2f} ({c['margin_ci_low']:+.2f} to {c['margin_ci_high']:+.2f})"]
 
 
 def format_paired(reports: list[dict], markdown: bool = False) -> str:
