@@ -111,11 +111,13 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
     far = _ladder("jen:4", 100, 3, levels=(4,))
     bust = {**_ladder("jen:4", 0, 2, levels=(4,)), "agent": "jen:4 (busting)"}
     bust["rules"] = {**bust["rules"], "bust_buy": True}
-    rows, notes = compare.paired_rows([base, old, far, bust])
+    elsewhere = _ladder("jen:4", 0, 2, levels=(6,))
+    rows, notes = compare.paired_rows([base, old, far, bust, elsewhere])
     assert rows == []
     assert notes == ["jen:4 at JEN 4: a report without per-game results, not paired",
                      "jen:4 at JEN 4: 0 deals in common with heuristic, not paired",
-                     "jen:4 (busting): played under other rules than heuristic, not paired"]
+                     "jen:4 (busting): played under other rules than heuristic, not paired",
+                     "jen:4 at JEN 6: heuristic has no games there, not paired"]
 
     paths = []
     for name, report in (("base", base), ("other", other)):

@@ -200,6 +200,7 @@ def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
         for m in sorted(other["matchups"], key=lambda m: m["level"]):
             level = m["level"]
             if level not in base_at:
+                notes.append(f"{name} at JEN {level}: {base['agent']} has no games there, not paired")
                 continue
             mine, theirs = deal_results(base_at[level]), deal_results(m)
             if mine is None or theirs is None:
