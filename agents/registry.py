@@ -52,6 +52,18 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
     raise ValueError(f"unknown agent {spec!r}; use {NAMES_HELP}")
 
 
+def network_of(agent):
+    """The network an agent plays, or searches with; ``None`` for a scripted agent or a rollout search."""
+    return agent.model if isinstance(agent, SearchAgent) else agent
+
+
+def action_count(agent) -> int | None:
+    """The number of actions the network an agent plays, or searches with, was made for (it fixes the
+    game's ``max_bid``); ``None`` for a scripted agent or a search with rollouts only."""
+    n = getattr(getattr(getattr(network_of(agent), "model", None), "action_space", None), "n", None)
+    return None if n is None else int(n)
+
+
 def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
     """``search``, ``search:<budget>``, ``search:<model>:<budget>``, ``search:<model>`` (and ``oracle...``)."""
     parts = spec.split(":")[1:]
@@ -59,10 +71,13 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
     if len(parts) > 2 or any(not p.strip() for p in parts):
         raise ValueError(f"agent {spec!r}: write {usage}")
     budget, model = DEFAULT_BUDGET, None
-    if parts and parts[-1].strip().isdigit():
-        budget = int(parts.pop())
-        if budget < 1:
-            raise ValueError(f"agent {spec!r}: the budget is simulations per decision, at least 1")
+    # With two parts the second can only be the budget; with one, a number is a budget, anything else a model.
+    if len(parts) == 2 or (parts and parts[-1].strip().isdigit()):
+        text = parts.pop().strip()
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError(f"agent {spec!r}: the budget {text!r} must be a whole number of simulations per "
+                             f"decision, at least 1; write {usage}")
+        budget = int(text)
     if parts:
         try:
             model = make_agent(parts[0].strip(), seed=seed, trust=trust)

@@ -116,6 +116,8 @@ def test_models_that_cannot_sit_at_the_table_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"cannot sit at this table.*112 actions but the game has 132"):
         L.prepare(["random", str(path)], num_players=2, games=2, jobs=1)
     assert L.prepare(["random", str(path)], num_players=2, games=2, jobs=1, rules={"max_bid": 20})
+    with pytest.raises(ValueError, match=r"agent 'search:.*bid20.zip:2' cannot sit at this table.*112 actions"):
+        L.prepare(["random", f"search:{path}:2"], num_players=2, games=2, jobs=1)
     save_model_for_other_observations(tmp_path / "other.zip")
     with pytest.raises(ValueError, match=r"shape \(10,\)"):
         L.prepare(["random", str(tmp_path / "other.zip")], num_players=2, games=2, jobs=1)

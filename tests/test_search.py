@@ -180,7 +180,11 @@ def test_agents_by_name():
     oracle = make_agent("oracle:12")
     assert isinstance(oracle, OracleAgent) and oracle.budget == 12 and oracle.sees_deck_order
     for bad, message in [("search:0", "at least 1"), ("search:1:2:3", "write search"),
-                         ("search:heuristic:5", "not a trained model"), ("search:nope:5", "its model")]:
+                         ("search:heuristic:5", "not a trained model"), ("search:nope:5", "its model"),
+                         # a second part is always the budget: never read as the default budget
+                         ("search:ppo-jen:-3", "budget '-3' must be a whole number"),
+                         ("search:ppo-jen:abc", "budget 'abc' must be"), ("oracle:ppo-jen:1e3", "budget '1e3'"),
+                         ("search:ppo-jen:0", "at least 1")]:
         with pytest.raises(ValueError, match=message):
             make_agent(bad)
     with pytest.raises(ValueError, match="budget must be a whole number"):

@@ -336,7 +336,7 @@ def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: in
     max_bid = matchups[0][1]["max_bid"]
     _check_teacher_agent(teacher, agents[0], max_bid)
     if player is not None:
-        _check_actions(f"player {player!r}", _network_of(agents[1]), max_bid)
+        _check_actions(f"player {player!r}", agents[1], max_bid)
     if jobs > 1:
         cache.clear()  # the workers load their own
     return {"teacher": teacher, "player": player, "levels": levels, "games": games, "seed": seed, "jobs": jobs,
@@ -396,23 +396,17 @@ def _check_teacher_agent(spec: str, agent, max_bid: int) -> None:
     if getattr(agent, "sees_deck_order", False) or not isinstance(agent, (SearchAgent, PolicyAgent)):
         raise ValueError(f"teacher {spec!r} is neither a fair search agent nor a network: it has no visit "
                          f"counts or action probabilities to teach; use {TEACHERS_HELP}")
-    _check_actions(f"teacher {spec!r}", _network_of(agent), max_bid)
+    _check_actions(f"teacher {spec!r}", agent, max_bid)
 
 
-def _network_of(agent):
-    """The network an agent plays or searches with (``None`` for a scripted agent or a rollout search)."""
-    from agents import SearchAgent
+def _check_actions(who: str, agent, max_bid: int) -> None:
+    from agents.registry import action_count
 
-    return agent.model if isinstance(agent, SearchAgent) else agent
-
-
-def _check_actions(who: str, network, max_bid: int) -> None:
-    model = getattr(network, "model", None)
-    n = getattr(getattr(model, "action_space", None), "n", None)
-    if n is not None and int(n) != num_actions(max_bid):
-        raise ValueError(f"{who}: its model has {int(n)} actions but the game has "
+    n = action_count(agent)
+    if n is not None and n != num_actions(max_bid):
+        raise ValueError(f"{who}: its model has {n} actions but the game has "
                          f"{num_actions(max_bid)} (max_bid={max_bid}); generate with "
-                         f"--max-bid {int(n) - BID_BASE - 1}")
+                         f"--max-bid {n - BID_BASE - 1}")
 
 
 def _version() -> str:

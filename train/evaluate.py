@@ -62,7 +62,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from agents.registry import NAMES_HELP
+from agents.registry import NAMES_HELP, action_count, network_of
 from ten_env import Rules
 from ten_env.actions import BID_BASE, num_actions
 from ten_env.deck import load as load_deck
@@ -235,15 +235,14 @@ def _check_actions(agents, max_bid: int) -> None:
     """A model trained for another ``max_bid`` (another number of actions) fails here, saying which."""
     expected = num_actions(max_bid)
     for agent in agents:
-        space = getattr(getattr(agent, "model", None), "action_space", None)
-        n = getattr(space, "n", None)
-        if n is None or int(n) == expected:
+        n = action_count(agent)
+        if n is None or n == expected:
             continue
-        name = getattr(agent, "name", None) or repr(agent)
-        made_for = int(n) - BID_BASE - 1
+        name = getattr(network_of(agent), "name", None) or repr(agent)
+        made_for = n - BID_BASE - 1
         hint = (f": evaluate it with rules max_bid={made_for} (--max-bid {made_for})"
                 if made_for in MAX_BIDS else "")
-        raise ValueError(f"model {name!r} has {int(n)} actions but the game has {expected} "
+        raise ValueError(f"model {name!r} has {n} actions but the game has {expected} "
                          f"(max_bid={max_bid}){hint}")
 
 
