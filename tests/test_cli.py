@@ -10,11 +10,14 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import ten_env
 from train.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 FINAL_LINE = re.compile(r"^game over: scores \[([\d, ]+)\]  winner\(s\): (\w+ \(seat \d+\)(, \w+ \(seat \d+\))*)$",
                         re.M)
@@ -208,3 +211,37 @@ def test_a_reader_that_goes_away_ends_quietly(tmp_path, command):
         os.close(write_end)
     assert run.returncode == 1
     assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr and "Exception" not in run.stderr
+
+
+@pytest.mark.parametrize("argv, command, module", [
+    (["eval", "heuristic", "--levels", "4", "--games", "1", "--jobs", "1"], "ten eval", "scipy"),
+    (["league", "heuristic", "random", "--players", "2", "--games", "1", "--jobs", "1"], "ten league", "scipy"),
+    (["compare", "results/jen_ladder/heuristic_seed0.json", "--paired"], "ten compare --paired", "scipy"),
+    (["compare", "results/jen_ladder/heuristic_seed0.json", "-o", "x.png"], "ten compare -o", "matplotlib"),
+])
+def test_a_command_without_the_training_extra_says_so_before_any_work(monkeypatch, tmp_path, capsys, argv,
+                                                                       command, module):
+    # `pip install -e .` alone installs ten without the train extra; a module set to None cannot be imported
+    argv = [str(ROOT / arg) if arg.startswith("results/") else arg for arg in argv]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, module, None)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"ten: error: {command} needs the training extra (no module {module!r}): " \
+                           f"pip install -e '.[train]'\n"
+    assert captured.out == "" and list(tmp_path.iterdir()) == []  # nothing played, printed or written
+
+
+def test_a_missing_module_of_the_training_extra_is_one_line_wherever_it_is_found(capsys):
+    from train.options import run_command
+
+    def needs(module):
+        def run(args):
+            raise ModuleNotFoundError(f"No module named {module!r}", name=module)
+        return run
+
+    assert run_command("ten", needs("yaml"), None) == 2
+    assert capsys.readouterr().err == ("ten: error: this needs the training extra (no module 'yaml'): "
+                                       "pip install -e '.[train]'\n")
+    with pytest.raises(ModuleNotFoundError):  # not ours to explain: a real fault, with its traceback
+        run_command("ten", needs("not_an_extra"), None)

@@ -41,6 +41,21 @@ def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(ValueError, match="is not a report.json of ten eval"):
         compare.load_report(tmp_path / "bad.json")
+    # a matchup that is not ten eval's fails on loading, naming it, not later with a KeyError
+    good = _ladder("heuristic", 0, 2, levels=(8,))
+    broken = [({"matchups": []}, "has no matchups"),
+              ({"matchups": [{}]}, "its matchup is not ten eval's"),
+              ({"matchups": [{"level": 8, "games": 10, "wins": 3}]}, "its matchup at JEN 8 is not ten eval's"),
+              ({"matchups": [{**good["matchups"][0], "level": 11}]}, "its matchup at JEN 11 is not"),
+              ({"matchups": [{**good["matchups"][0], "wins": 3}]}, "its matchup at JEN 8 is not"),
+              ({"matchups": [{**good["matchups"][0], "win_rate": "0.5"}]}, "its matchup at JEN 8 is not"),
+              ({"matchups": ["JEN 8"]}, "its matchup is not")]
+    for change, message in broken:
+        path.write_text(json.dumps({**good, **change}))
+        with pytest.raises(ValueError, match=message):
+            compare.load_report(path)
+    path.write_text(json.dumps(good))
+    assert compare.load_report(path) == json.loads(json.dumps(good))
 
 
 def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys):
@@ -63,6 +78,17 @@ def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys):
     assert err == [f"ten: error: -o {str(tmp_path / 'x.jpg')!r}: the plot is a .png file",
                    f"ten: error: {str(tmp_path / 'missing.json')!r} does not exist"]
     assert not (tmp_path / "x.jpg").exists()
+    # a PNG that cannot be written fails before the table is printed, in one line
+    (tmp_path / "folder.png").mkdir()
+    assert main(["compare", paths[0], "-o", str(tmp_path / "folder.png")]) == 2
+    (tmp_path / "file").write_text("")
+    assert main(["compare", paths[0], "-o", str(tmp_path / "file" / "ladder.png")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.splitlines()
+    assert err[0] == f"ten: error: -o {str(tmp_path / 'folder.png')!r} is a folder: give the PNG file's name, " \
+                     f"such as ladder.png"
+    assert err[1].startswith(f"ten: error: cannot write -o {str(tmp_path / 'file' / 'ladder.png')!r}: ")
 
 
 def test_no_two_of_thirty_agents_lines_look_alike():

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 from pathlib import Path
 
 from ten_env.rules import JEN_LEVELS
 
+from .options import need_training_extra
 from .stats import ladder_rank, paired_comparison, wilson_interval
 
 _SUMMED = ("games", "wins", "shared_wins")
@@ -50,7 +52,25 @@ def load_report(path) -> dict:
     if report.get("mode") != "ladder":
         raise ValueError(f"{str(path)!r} is a report of normal games, not of the JEN ladder: "
                          f"ten compare takes ladder reports (ten eval AGENT --levels ...)")
+    if not report["matchups"]:
+        raise ValueError(f"{str(path)!r} has no matchups: it is not a report.json of ten eval")
+    for m in report["matchups"]:
+        if not _is_matchup(m):
+            level = m.get("level") if isinstance(m, dict) else None
+            raise ValueError(f"{str(path)!r}: its matchup{'' if level is None else f' at JEN {level}'} is not "
+                             f"ten eval's (a level {JEN_LEVELS[0]}-{JEN_LEVELS[-1]}, the opponent, games, wins, "
+                             f"win_rate, ci_low and ci_high)")
     return report
+
+
+def _is_matchup(m) -> bool:
+    def number(key):
+        return isinstance(m.get(key), (int, float)) and not isinstance(m.get(key), bool)
+
+    return (isinstance(m, dict) and m.get("level") in JEN_LEVELS and "opponent" in m
+            and isinstance(m.get("games"), int) and m["games"] >= 1
+            and isinstance(m.get("wins"), int) and 0 <= m["wins"] <= m["games"]
+            and all(number(key) for key in ("win_rate", "ci_low", "ci_high")))
 
 
 def combine(reports: list[dict]) -> list[dict]:
@@ -296,9 +316,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "both played: the win-rate difference with its 95%% interval, McNemar's p, the margin")
 
 
+def _check_plot_path(out: str) -> None:
+    """Before any output: the PNG's folder is made, and a file can be written in it."""
+    path = Path(out)
+    if path.is_dir():
+        raise ValueError(f"-o {out!r} is a folder: give the PNG file's name, such as ladder.png")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write -o {out!r}: {exc.strerror or exc}") from None
+
+
 def run(args) -> int:
-    if args.out is not None and Path(args.out).suffix.lower() != ".png":
-        raise ValueError(f"-o {args.out!r}: the plot is a .png file")
+    if args.out is not None:
+        if Path(args.out).suffix.lower() != ".png":
+            raise ValueError(f"-o {args.out!r}: the plot is a .png file")
+        need_training_extra("ten compare -o", "matplotlib")
+        _check_plot_path(args.out)
+    if args.paired:
+        need_training_extra("ten compare --paired", "scipy")
     reports = combine([load_report(path) for path in args.reports])
     paired = format_paired(reports, args.markdown) if args.paired else None  # its errors before any output
     print(format_markdown(reports) if args.markdown else format_text(reports))
@@ -306,7 +344,9 @@ def run(args) -> int:
         print()
         print(paired)
     if args.out is not None:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        plot(reports, args.out)
+        try:
+            plot(reports, args.out)
+        except OSError as exc:
+            raise ValueError(f"cannot write -o {args.out!r}: {exc.strerror or exc}") from None
         print(f"saved {args.out}")
     return 0

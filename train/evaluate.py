@@ -69,8 +69,8 @@ from ten_env.deck import load as load_deck
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
 
 from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name,
-                      parse_levels, parse_opponents, prepare_out_dir, rules_from_args, run_command, span,
-                      whole_number)
+                      need_training_extra, parse_levels, parse_opponents, prepare_out_dir, rules_from_args,
+                      run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
 from .runner import default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
@@ -281,6 +281,7 @@ def _execute(plan: dict, progress: bool = False) -> dict:
 
 def run(args) -> int:
     """Evaluate as ``args`` say, print the table, save the report; 0. ``ValueError`` on bad input."""
+    need_training_extra("ten eval", "scipy", "matplotlib")  # the intervals, the plot
     if args.levels is not None and args.opponents is not None:
         raise ValueError("give --levels (the JEN ladder) or --opponents (normal games), not both")
     if args.players is not None and args.opponents is None:

@@ -50,8 +50,8 @@ from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.rules import PLAYER_COUNTS
 
-from .options import (add_jobs_argument, add_rules_arguments, add_trust_argument, at_least, prepare_out_dir,
-                      rules_from_args, run_command, span, whole_number, within)
+from .options import (add_jobs_argument, add_rules_arguments, add_trust_argument, at_least, need_training_extra,
+                      prepare_out_dir, rules_from_args, run_command, span, whole_number, within)
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 from .stats import CONFIDENCE, wilson_interval
@@ -430,6 +430,7 @@ def add_league_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     """Play the league ``args`` describe, print the table, save the report; 0. ``ValueError`` on bad input."""
+    need_training_extra("ten league", "scipy", "matplotlib")  # the ratings' intervals, the plot
     if args.out is not None and not args.out.strip():
         raise ValueError("--out is empty: give a folder for league.json / league.png")
     out_dir = Path(args.out) if args.out is not None else DEFAULT_OUT

@@ -255,6 +255,26 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------- running a command
 
 
+# The modules of the ``train`` extra (pyproject.toml): ``pip install -e .`` alone installs ``ten``
+# without them, so a command that needs one says so in one line instead of failing mid-way.
+TRAINING_EXTRA = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "rich", "yaml",
+                  "pydantic", "scipy", "matplotlib")
+INSTALL_TRAINING_EXTRA = "pip install -e '.[train]'"
+
+
+def need_training_extra(command: str, *modules: str) -> None:
+    """Before any work: ``ValueError`` if a module of the training extra that ``command`` needs is missing."""
+    import importlib
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            raise ValueError(f"{command} needs the training extra (no module {module!r}): "
+                             f"{INSTALL_TRAINING_EXTRA}") from None
+
+
+
 def run_command(prog: str, run, args) -> int:
     """``run(args)``, its exit status; the ways a command can end badly, each said in one line.
 
@@ -268,6 +288,13 @@ def run_command(prog: str, run, args) -> int:
         if len(message) > 600:  # some library messages print whole arrays
             message = message[:600] + " ..."
         print(f"{prog}: error: {message}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        # What need_training_extra did not check first: still one line, saying what to install.
+        if (exc.name or "").partition(".")[0] not in TRAINING_EXTRA:
+            raise
+        print(f"{prog}: error: this needs the training extra (no module {exc.name!r}): {INSTALL_TRAINING_EXTRA}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)
