@@ -44,8 +44,11 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
     if (PRETRAINED_DIR / f"{spec}.zip").is_file():
         return PolicyAgent.pretrained(spec, trust=trust)
     if Path(spec).is_dir():
-        from .rllib_policy import RLlibPolicyAgent  # Ray only for an RLlib checkpoint
+        from .rllib_policy import RLlibPolicyAgent, is_checkpoint  # Ray only for an RLlib checkpoint
 
+        model = Path(spec) / "model.zip"
+        if not is_checkpoint(Path(spec)) and model.is_file():  # the folder of a ten train run
+            raise ValueError(f"{spec!r} is a training run's folder: give its model file, {str(model)!r}")
         return RLlibPolicyAgent(spec, trust=trust)
     if spec.endswith(".zip") or Path(spec).exists():
         return PolicyAgent(spec, trust=trust)

@@ -17,8 +17,9 @@ reaches the agent, so two games with the same public state get the same
 decision from the same seed.
 
 Leaves are valued by a rollout to the end of the game with a fast policy
-(draw while the chance of busting is at most 30%, take the numbers, buy a card
-that scores, bid the minimum for a wildcard that scores) or, given a trained
+(draw while the chance of busting is at most 30%, then take the numbers unless
+the money is worth more, buy a card that scores, bid the minimum for a wildcard
+that scores when that minimum is 3 coins or less) or, given a trained
 model (:class:`agents.PolicyAgent`), by its value, with its policy as the prior
 of each decision (PUCT); the network's evaluations are batched, simulations
 being run in groups with a virtual loss. The prior is the policy softened,

@@ -67,6 +67,15 @@ def test_make_agent_names():
             make_agent(bad)
 
 
+def test_a_training_runs_folder_is_refused_naming_its_model_file(tmp_path):
+    (tmp_path / "model.zip").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"is a training run's folder: give its model file, '.*model\.zip'"):
+        make_agent(str(tmp_path))
+    (tmp_path / "model.zip").unlink()  # any other folder is taken for an RLlib checkpoint, and said not to be one
+    with pytest.raises(ValueError, match="is not an RLlib checkpoint folder"):
+        make_agent(str(tmp_path))
+
+
 def test_policy_agent_errors(tmp_path):
     from agents import PolicyAgent
 

@@ -245,3 +245,13 @@ def test_a_missing_module_of_the_training_extra_is_one_line_wherever_it_is_found
                                        "pip install -e '.[train]'\n")
     with pytest.raises(ModuleNotFoundError):  # not ours to explain: a real fault, with its traceback
         run_command("ten", needs("not_an_extra"), None)
+
+
+def test_play_says_when_an_opponent_sees_the_deck_order(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--opponents", "heuristic,oracle:2", "--seed", "1"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    assert notes == ["note: oracle:2 sees the order of the deck: it cheats (a ceiling, not a fair opponent)"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--opponents", "heuristic,search:2", "--seed", "1"]) == 0
+    assert "note:" not in capsys.readouterr().err

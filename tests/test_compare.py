@@ -140,10 +140,17 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
     elsewhere = _ladder("jen:4", 0, 2, levels=(6,))
     rows, notes = compare.paired_rows([base, old, far, bust, elsewhere])
     assert rows == []
-    assert notes == ["jen:4 at JEN 4: a report without per-game results, not paired",
+    assert notes == ["jen:4 at JEN 4: the report of jen:4 has no per-game results, not paired",
                      "jen:4 at JEN 4: 0 deals in common with heuristic, not paired",
                      "jen:4 (busting): played under other rules than heuristic, not paired",
                      "jen:4 at JEN 6: heuristic has no games there, not paired"]
+
+    old_base = json.loads(json.dumps(base))
+    del old_base["matchups"][0]["per_game"]
+    assert compare.paired_rows([old_base, old])[1] == [
+        "jen:4 at JEN 4: the reports of heuristic and jen:4 have no per-game results, not paired"]
+    assert compare.paired_rows([old_base, other])[1] == [
+        "jen:4 at JEN 4: the report of heuristic has no per-game results, not paired"]
 
     paths = []
     for name, report in (("base", base), ("other", other)):

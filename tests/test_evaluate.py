@@ -507,7 +507,7 @@ def test_trust_travels_to_the_workers_in_each_chunk(monkeypatch):
     # what a worker does with a chunk it receives
     calls = _recording_make_agent(monkeypatch)
     monkeypatch.setattr(runner, "_WORKER_CACHE", {})
-    index, result = runner.play_chunk_in_worker(pickle.loads(pickle.dumps(tasks[0])))
+    index, result = runner._play_in_worker(runner.play_chunk, pickle.loads(pickle.dumps(tasks[0])))
     assert index == 0 and result.games == tasks[0].games
     assert calls == [("heuristic", {"trust": True})]
 

@@ -23,10 +23,10 @@ import argparse
 import os
 import sys
 
+from agents.registry import NAMES_HELP
 from ten_env import Rules
-from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
-
 from ten_env.record import check_writable
+from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
 
 from .options import (OPPONENT_COUNTS, TABLE_HELP, add_eval_arguments, add_trust_argument, at_least,
                       parse_opponents, real_number, run_command, span, within)
@@ -82,6 +82,10 @@ def _play(args) -> int:
                              f"got {len(names)}")
         rules = Rules(num_players=len(names) + 1, bust_buy=args.bust_buy, payment=args.payment)
         opponents = [load_agent(name, seed=i, trust=args.trust_model) for i, name in enumerate(names)]
+        for name, agent in zip(names, opponents):
+            if getattr(agent, "sees_deck_order", False):
+                print(f"note: {name} sees the order of the deck: it cheats (a ceiling, not a fair opponent)",
+                      file=sys.stderr)
     save = check_writable(args.save) if args.save is not None else None
     if args.web:
         from .play import agent_label
@@ -169,8 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--level", type=within(JEN_LEVELS, "--level"), metavar=f"{{{span(JEN_LEVELS)}}}",
                       help="solitaire game against JEN at this level")
     play.add_argument("--opponents", metavar="A,B,...",
-                      help=f"comma-separated opponents for a normal game, {span(OPPONENT_COUNTS)} of them: "
-                           f"random, heuristic, jen:N, or a model (default: heuristic)")
+                      help=f"comma-separated opponents for a normal game, {span(OPPONENT_COUNTS)} of them, "
+                           f"each any agent ten eval takes: {NAMES_HELP} (default: heuristic)")
     play.add_argument("--seed", type=at_least(0, "--seed"), default=None, help="deck shuffle seed")
     play.add_argument("--bust-buy", action="store_true", help="the busting variant")
     play.add_argument("--payment", choices=PAYMENTS, default="auto",

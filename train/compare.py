@@ -224,7 +224,10 @@ def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
                 continue
             mine, theirs = deal_results(base_at[level]), deal_results(m)
             if mine is None or theirs is None:
-                notes.append(f"{name} at JEN {level}: a report without per-game results, not paired")
+                lacking = [agent for agent, deals in ((base["agent"], mine), (name, theirs)) if deals is None]
+                whose = (f"the reports of {lacking[0]} and {lacking[1]} have" if len(lacking) == 2
+                         else f"the report of {lacking[0]} has")
+                notes.append(f"{name} at JEN {level}: {whose} no per-game results, not paired")
                 continue
             shared = len(set(mine) & set(theirs))
             if shared < 2:

@@ -24,8 +24,10 @@ same decks.
 
 Reading the table::
 
-    opponent   games  win %  95% interval  mean score agent / opp  mean margin
-    JEN 4        200   64.5   57.6 - 70.8             21.3 / 18.9         +2.4
+    heuristic against the JEN ladder, seeds from 0, sole wins with 95% Wilson intervals
+    opponent  games  win %  95% interval  mean score agent / opp  mean margin  ms / decision
+    --------  -----  -----  ------------  ----------------------  -----------  -------------
+    JEN 4      1000   70.6   67.7 - 73.3             21.5 / 18.5         +3.0           0.44
 
 - ``win %``: the share of games the agent won outright. A shared win (a tie
   on score, money and cards in a normal game) is *not* counted as a win; the
@@ -38,8 +40,11 @@ Reading the table::
   the highest opponent score at the table in normal games.
 - ``mean margin``: the mean of (agent's score - best other score) per game;
   positive when the agent usually finishes ahead.
+- ``ms / decision``: the agent's mean thinking time per decision, in milliseconds
+  of wall-clock time (it depends on the machine and on what else runs on it).
 
-The report is saved as ``report.json`` (every number above, per matchup) and,
+The report is saved as ``report.json`` (every number above, per matchup, and
+each game's outcome and margin, ``per_game``, for ``ten compare --paired``) and,
 for the ladder, ``ladder.png`` (win rate against JEN level with the intervals), in
 ``--out`` (default ``runs/eval/<agent name>``). A folder that already holds a
 report is refused unless ``--overwrite`` is given; then only those two files are

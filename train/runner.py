@@ -85,11 +85,6 @@ def _play_in_worker(play, chunk: Chunk):
     return result
 
 
-def play_chunk_in_worker(chunk: Chunk) -> tuple[int, Results]:
-    """:func:`play_chunk` in a worker process."""
-    return _play_in_worker(play_chunk, chunk)
-
-
 def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool = False) -> list[Chunk]:
     """Chunks covering every game of every matchup once: enough of them to keep ``jobs`` workers busy.
 
