@@ -58,7 +58,7 @@ def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
     assert compare.load_report(path) == json.loads(json.dumps(good))
 
 
-def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys):
+def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys, monkeypatch):
     paths = []
     for agent, seed in (("heuristic", 0), ("random", 0), ("heuristic", 4)):
         path = tmp_path / f"{agent}-{seed}.json"
@@ -75,7 +75,7 @@ def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys):
     assert main(["compare", paths[0], "-o", str(tmp_path / "x.jpg")]) == 2
     assert main(["compare", str(tmp_path / "missing.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"ten: error: -o {str(tmp_path / 'x.jpg')!r}: the plot is a .png file",
+    assert err == [f"ten: error: -o {str(tmp_path / 'x.jpg')!r}: the plot is a .png file (e.g. x.png)",
                    f"ten: error: {str(tmp_path / 'missing.json')!r} does not exist"]
     assert not (tmp_path / "x.jpg").exists()
     # a PNG that cannot be written fails before the table is printed, in one line
@@ -86,9 +86,19 @@ def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     err = captured.err.splitlines()
-    assert err[0] == f"ten: error: -o {str(tmp_path / 'folder.png')!r} is a folder: give the PNG file's name, " \
-                     f"such as ladder.png"
-    assert err[1].startswith(f"ten: error: cannot write -o {str(tmp_path / 'file' / 'ladder.png')!r}: ")
+    assert len(err) == 2
+    assert err[0] == f"ten: error: -o {str(tmp_path / 'folder.png')!r} is a folder: give a .png file for the plot"
+    assert err[1] == f"ten: error: -o {str(tmp_path / 'file' / 'ladder.png')!r}: {str(tmp_path / 'file')!r} is a " \
+                     f"file, not a folder"
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("tempfile.TemporaryFile", refuse)  # a folder this user cannot write in
+    assert main(["compare", paths[0], "-o", str(tmp_path / "locked" / "ladder.png")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"ten: error: cannot write to {str(tmp_path / 'locked')!r}: Permission denied\n"
 
 
 def test_no_two_of_thirty_agents_lines_look_alike():

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from pathlib import Path
 
 from ten_env.rules import JEN_LEVELS
 
-from .options import need_training_extra
+from .options import check_output, make_writable, need_training_extra
 from .stats import ladder_rank, paired_comparison, wilson_interval
 
 _SUMMED = ("games", "wins", "shared_wins")
@@ -319,25 +318,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "both played: the win-rate difference with its 95%% interval, McNemar's p, the margin")
 
 
-def _check_plot_path(out: str) -> None:
-    """Before any output: the PNG's folder is made, and a file can be written in it."""
-    path = Path(out)
-    if path.is_dir():
-        raise ValueError(f"-o {out!r} is a folder: give the PNG file's name, such as ladder.png")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path.parent):
-            pass
-    except OSError as exc:
-        raise ValueError(f"cannot write -o {out!r}: {exc.strerror or exc}") from None
-
-
 def run(args) -> int:
     if args.out is not None:
-        if Path(args.out).suffix.lower() != ".png":
-            raise ValueError(f"-o {args.out!r}: the plot is a .png file")
+        out = check_output(args.out, ".png", "the plot", overwrite=True)
         need_training_extra("ten compare -o", "matplotlib")
-        _check_plot_path(args.out)
+        make_writable(out.parent)
     if args.paired:
         need_training_extra("ten compare --paired", "scipy")
     reports = combine([load_report(path) for path in args.reports])

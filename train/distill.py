@@ -175,8 +175,8 @@ from ten_env.actions import BID_BASE, num_actions
 from ten_env.env import final_rewards
 from ten_env.rules import JEN_LEVELS
 
-from .options import (add_jobs_argument, add_rules_arguments, at_least, parse_levels, real_number, rules_from_args,
-                      span, whole_number)
+from .options import (add_jobs_argument, add_rules_arguments, at_least, check_output, make_writable, parse_levels,
+                      real_number, rules_from_args, span, whole_number)
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
@@ -413,36 +413,6 @@ def _version() -> str:
     from .cli import version
 
     return version()
-
-
-def check_output(path, suffix: str, what: str, overwrite: bool, beside: tuple[str, ...] = ()) -> Path:
-    """``-o`` for a file: it ends in ``suffix``, is not a folder, and neither it nor the files
-    ``beside`` it (other suffixes of the same name) exist unless ``overwrite``. Writes nothing."""
-    text = str(path).strip() if path is not None else ""
-    if not text:
-        raise ValueError(f"-o is empty: give a {suffix} file for {what}")
-    path = Path(text)
-    if path.suffix.lower() != suffix:
-        raise ValueError(f"-o {text!r}: {what} is a {suffix} file (e.g. {path.stem or 'out'}{suffix})")
-    if path.is_dir():
-        raise ValueError(f"-o {text!r} is a folder: give a {suffix} file for {what}")
-    if path.parent.exists() and not path.parent.is_dir():
-        raise ValueError(f"-o {text!r}: {str(path.parent)!r} is a file, not a folder")
-    old = [str(p) for p in (path, *(path.with_suffix(s) for s in beside)) if p.exists()]
-    if old and not overwrite:
-        raise ValueError(f"-o {text!r}: {' and '.join(repr(p) for p in old)} already exist"
-                         f"{'s' if len(old) == 1 else ''}: use --overwrite to replace "
-                         f"{'it' if len(old) == 1 else 'them'}, or another -o")
-    return path
-
-
-def _writable_folder(path: Path) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path.parent):
-            pass
-    except OSError as exc:
-        raise ValueError(f"cannot write to {str(path.parent)!r}: {exc.strerror or exc}") from None
 
 
 def _replace_atomically(path: Path, write) -> None:
@@ -771,7 +741,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         add_derived_features(model)
     if width is not None:
         widen_policy(model, width)
-    _writable_folder(out)  # made only once every input is known to be right, and before the training
+    make_writable(out.parent)  # made only once every input is known to be right, and before the training
     policy = model.policy
 
     def stacked(name, dtype):
@@ -999,7 +969,7 @@ def run_generate(args) -> int:
     jobs = default_jobs() if args.jobs is None else args.jobs
     plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules,
                            player=player)
-    _writable_folder(out)  # made only once everything else is known to be right
+    make_writable(out.parent)  # made only once everything else is known to be right
     if args.seed < EVAL_DECKS:
         print(f"note: deck seeds {args.seed}-{args.seed + args.games - 1} are among those ten eval plays by "
               f"default (from 0; --games {EVAL_DECKS} plays 0-{EVAL_DECKS - 1}): evaluate on other seeds, or "

@@ -201,17 +201,43 @@ def prepare_out_dir(out_dir, report: tuple[str, ...] = (), overwrite: bool = Fal
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ValueError(f"--out {str(out_dir)!r} is a file, not a folder")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out_dir):
-            pass
-    except OSError as exc:
-        raise ValueError(f"cannot write to {str(out_dir)!r}: {exc.strerror or exc}") from None
+    make_writable(out_dir)
     old = [name for name in report if (out_dir / name).exists()]
     if old and not overwrite:
         raise ValueError(f"--out {str(out_dir)!r} already holds {what} ({', '.join(old)}): "
                          f"use --overwrite to replace it, or another --out")
     return out_dir
+
+
+def check_output(path, suffix: str, what: str, overwrite: bool, beside: tuple[str, ...] = ()) -> Path:
+    """``-o`` for a file: it ends in ``suffix``, is not a folder, and neither it nor the files
+    ``beside`` it (other suffixes of the same name) exist unless ``overwrite``. Writes nothing."""
+    text = str(path).strip() if path is not None else ""
+    if not text:
+        raise ValueError(f"-o is empty: give a {suffix} file for {what}")
+    path = Path(text)
+    if path.suffix.lower() != suffix:
+        raise ValueError(f"-o {text!r}: {what} is a {suffix} file (e.g. {path.stem or 'out'}{suffix})")
+    if path.is_dir():
+        raise ValueError(f"-o {text!r} is a folder: give a {suffix} file for {what}")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise ValueError(f"-o {text!r}: {str(path.parent)!r} is a file, not a folder")
+    old = [str(p) for p in (path, *(path.with_suffix(s) for s in beside)) if p.exists()]
+    if old and not overwrite:
+        raise ValueError(f"-o {text!r}: {' and '.join(repr(p) for p in old)} already exist"
+                         f"{'s' if len(old) == 1 else ''}: use --overwrite to replace "
+                         f"{'it' if len(old) == 1 else 'them'}, or another -o")
+    return path
+
+
+def make_writable(folder) -> None:
+    """Make ``folder`` (and its parents) and check a file can be written in it; ``ValueError`` saying why not."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
 
 
 def add_trust_argument(parser: argparse.ArgumentParser) -> None:
