@@ -175,8 +175,8 @@ from ten_env.actions import BID_BASE, num_actions
 from ten_env.env import final_rewards
 from ten_env.rules import JEN_LEVELS
 
-from .options import (add_jobs_argument, add_rules_arguments, at_least, check_output, make_writable, parse_levels,
-                      real_number, rules_from_args, span, whole_number)
+from .options import (add_jobs_argument, add_rules_arguments, at_least, check_max_bid, check_output, make_writable,
+                      parse_levels, real_number, rules_from_args, span, whole_number)
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
@@ -336,7 +336,7 @@ def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: in
     max_bid = matchups[0][1]["max_bid"]
     _check_teacher_agent(teacher, agents[0], max_bid)
     if player is not None:
-        _check_actions(f"player {player!r}", agents[1], max_bid)
+        check_max_bid(agents[1], max_bid, f"player {player!r}: its model", "generate")
     if jobs > 1:
         cache.clear()  # the workers load their own
     return {"teacher": teacher, "player": player, "levels": levels, "games": games, "seed": seed, "jobs": jobs,
@@ -396,17 +396,7 @@ def _check_teacher_agent(spec: str, agent, max_bid: int) -> None:
     if getattr(agent, "sees_deck_order", False) or not isinstance(agent, (SearchAgent, PolicyAgent)):
         raise ValueError(f"teacher {spec!r} is neither a fair search agent nor a network: it has no visit "
                          f"counts or action probabilities to teach; use {TEACHERS_HELP}")
-    _check_actions(f"teacher {spec!r}", agent, max_bid)
-
-
-def _check_actions(who: str, agent, max_bid: int) -> None:
-    from agents.registry import action_count
-
-    n = action_count(agent)
-    if n is not None and n != num_actions(max_bid):
-        raise ValueError(f"{who}: its model has {n} actions but the game has "
-                         f"{num_actions(max_bid)} (max_bid={max_bid}); generate with "
-                         f"--max-bid {n - BID_BASE - 1}")
+    check_max_bid(agent, max_bid, f"teacher {spec!r}: its model", "generate")
 
 
 def _version() -> str:

@@ -67,13 +67,12 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from agents.registry import NAMES_HELP, action_count, network_of
+from agents.registry import NAMES_HELP
 from ten_env import Rules
-from ten_env.actions import BID_BASE, num_actions
 from ten_env.deck import load as load_deck
-from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
+from ten_env.rules import JEN_LEVELS, PLAYER_COUNTS
 
-from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name,
+from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name, check_max_bid,
                       need_training_extra, parse_levels, parse_opponents, prepare_out_dir, rules_from_args,
                       run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
@@ -228,27 +227,13 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
     # Check every name here, with a clear message, before any worker starts.
     cache: dict = {}
     seat_agents(matchups[0][0], cache, trust)
-    _check_actions(cache.values(), base["max_bid"])
+    for agent in cache.values():
+        check_max_bid(agent, base["max_bid"])
     if jobs > 1:
         cache.clear()  # the workers build their own; a model need not stay loaded here
     return {"agent": agent_spec, "mode": mode, "table_size": table_size, "games": games, "seed": seed,
             "jobs": jobs, "rules": {"num_players": table_size, **base}, "matchups": matchups,
             "labels": labels, "cache": cache, "trust": trust}
-
-
-def _check_actions(agents, max_bid: int) -> None:
-    """A model trained for another ``max_bid`` (another number of actions) fails here, saying which."""
-    expected = num_actions(max_bid)
-    for agent in agents:
-        n = action_count(agent)
-        if n is None or n == expected:
-            continue
-        name = getattr(network_of(agent), "name", None) or repr(agent)
-        made_for = n - BID_BASE - 1
-        hint = (f": evaluate it with rules max_bid={made_for} (--max-bid {made_for})"
-                if made_for in MAX_BIDS else "")
-        raise ValueError(f"model {name!r} has {n} actions but the game has {expected} "
-                         f"(max_bid={max_bid}){hint}")
 
 
 def _execute(plan: dict, progress: bool = False) -> dict:

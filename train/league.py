@@ -50,8 +50,8 @@ from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.rules import PLAYER_COUNTS
 
-from .options import (add_jobs_argument, add_rules_arguments, add_trust_argument, at_least, need_training_extra,
-                      prepare_out_dir, rules_from_args, run_command, span, whole_number, within)
+from .options import (add_jobs_argument, add_rules_arguments, add_trust_argument, at_least, check_max_bid,
+                      need_training_extra, prepare_out_dir, rules_from_args, run_command, span, whole_number, within)
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 from .stats import CONFIDENCE, wilson_interval
@@ -248,8 +248,6 @@ def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jo
     base = {key: getattr(checked, key) for key in BASE_RULES_KEYS}
     load_deck(base["deck_file"])
 
-    from .evaluate import _check_actions
-
     cache: dict = {}
     for spec in specs:  # every name checked here, once, before any worker starts
         try:
@@ -258,7 +256,7 @@ def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jo
             message = str(exc)
             raise ValueError(message if spec in message else f"agent {spec!r}: {message}") from None
         try:
-            _check_actions([agent], base["max_bid"])
+            check_max_bid(agent, base["max_bid"])
         except ValueError as exc:
             raise ValueError(f"agent {spec!r} cannot sit at this table: {exc}") from None
     rules_dict = {**base, "num_players": num_players, "jen_level": None}

@@ -19,7 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from agents.registry import NAMES_HELP
+from agents.registry import NAMES_HELP, action_count, network_of
+from ten_env.actions import BID_BASE, num_actions
 from ten_env import Rules
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PAYMENTS, PLAYER_COUNTS
 
@@ -238,6 +239,19 @@ def make_writable(folder) -> None:
             pass
     except OSError as exc:
         raise ValueError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
+
+
+def check_max_bid(agent, max_bid: int, who: str | None = None, verb: str = "evaluate") -> None:
+    """``ValueError`` if the network ``agent`` plays, or searches with, was made for another game's
+    ``max_bid`` (another number of actions), saying which ``max_bid`` to ``verb`` it with; ``who``
+    names it in the message (default: ``model 'NAME'``)."""
+    n = action_count(agent)
+    if n is None or n == num_actions(max_bid):
+        return
+    who = who or f"model {getattr(network_of(agent), 'name', None) or agent!r}"
+    made_for = n - BID_BASE - 1
+    hint = f": {verb} it with rules max_bid={made_for} (--max-bid {made_for})" if made_for in MAX_BIDS else ""
+    raise ValueError(f"{who} has {n} actions but the game has {num_actions(max_bid)} (max_bid={max_bid}){hint}")
 
 
 def add_trust_argument(parser: argparse.ArgumentParser) -> None:
