@@ -28,7 +28,7 @@ __all__ = ["Game", "Rules", "score", "parse_card", "env", "raw_env", "SingleAgen
 # Registered like the built-in environments: make("aec", "ten_env/ten-v0") and
 # gymnasium.make("ten_env/TenSolo-v0", jen_level=7) once ten_env is imported
 # ("ten_env:ten_env/TenSolo-v0" imports it first, e.g. for make_vec_env).
-if hasattr(pettingzoo, "register") and "ten_env/ten-v0" not in getattr(pettingzoo, "aec_registry", {}):
+if "ten_env/ten-v0" not in pettingzoo.aec_registry:  # PettingZoo's registry came in 1.27
     pettingzoo.register("aec", "ten_env/ten-v0", entry_point="ten_env.env:env")
 if "ten_env/TenSolo-v0" not in gymnasium.registry:
     gymnasium.register(id="ten_env/TenSolo-v0", entry_point="ten_env.single_agent:SoloEnv")

@@ -96,7 +96,11 @@ in [-1, 1] (``"margin"``); with ``env()``'s wrapper an illegal action ends the
 game with -1 for the mover (and 0 for the others).
 
 Every game ends (each turn starts by drawing from a finite deck), so the env
-never truncates.
+never truncates a game it plays to the end. The one exception is PettingZoo's
+own: when ``env()``'s ``TerminateIllegalWrapper`` ends a game on an illegal
+action it marks every agent terminated *and* truncated, and leaves their infos
+as they were before that move (no ``scores`` / ``winners``: no game was finished
+to score).
 
 ## Version history
 

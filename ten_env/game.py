@@ -26,6 +26,7 @@ public information alone (an environment's ``info["snapshot"]``).
 from __future__ import annotations
 
 import dataclasses
+import operator
 import random
 from functools import lru_cache
 
@@ -79,9 +80,9 @@ class Game:
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a ten_env.Rules, got {type(rules).__name__}")
-        if isinstance(start, bool) or not hasattr(start, "__index__") or start not in range(rules.num_players):
+        if not _is_index(start) or operator.index(start) not in range(rules.num_players):
             raise ValueError(f"start must be a seat from 0 to {rules.num_players - 1}, got {start!r}")
-        start = int(start)
+        start = operator.index(start)
         if rules.solitaire and start != 0:
             raise ValueError(f"start must be 0 in the solitaire game (the person starts), got {start!r}")
         out_of_game = [0] * C.NUM_CARD_TYPES
@@ -159,9 +160,9 @@ class Game:
 
     def action_name(self, action: int) -> str:
         """The stable name of action id ``action`` (see :mod:`ten_env.actions`)."""
-        if isinstance(action, bool) or not hasattr(action, "__index__") or not 0 <= int(action) < len(self._names):
+        if not _is_index(action) or not 0 <= operator.index(action) < len(self._names):
             raise ValueError(f"action id must be an int from 0 to {len(self._names) - 1}, got {action!r}")
-        return self._names[int(action)]
+        return self._names[operator.index(action)]
 
     def action_id(self, name: str) -> int:
         """The id of the action called ``name`` (e.g. ``"buy_G3"``)."""
@@ -456,8 +457,8 @@ class Game:
             if action not in self._ids:
                 raise self._refusal(f"unknown action {action!r} (actions are {self._action_grammar()})")
             action = self._ids[action]
-        elif hasattr(action, "__index__") and not isinstance(action, bool):
-            action = int(action)
+        elif _is_index(action):
+            action = operator.index(action)
             if not 0 <= action < len(self._names):
                 raise self._refusal(f"action id {action} is out of range (ids run from 0 to {len(self._names) - 1})")
         else:
@@ -476,8 +477,8 @@ class Game:
                 card = C.parse(next_card)
             except ValueError:
                 card = -1
-        elif hasattr(next_card, "__index__") and not isinstance(next_card, bool):
-            card = int(next_card)
+        elif _is_index(next_card):
+            card = operator.index(next_card)
         else:
             card = -1
         deck = self.deck
@@ -853,6 +854,18 @@ def _deck_for(rules: Rules) -> tuple[list[int], list[int]]:
     spec = load_deck(rules.deck_file)
     in_play = spec.for_players(rules.num_players)
     return in_play, [a - b for a, b in zip(spec.full(), in_play)]
+
+
+def _is_index(value) -> bool:
+    """Whether ``value`` is a whole number that can index (an int, a NumPy integer or 0-d integer
+    array), not a bool: an action id, a seat or a card id."""
+    if isinstance(value, bool):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _rng(shuffle) -> random.Random:

@@ -36,6 +36,8 @@ number, not relative to the learner; with ``seat=None`` the learner's seat is
 drawn too. :class:`SoloEnv`: the person always starts (``start`` may only be
 ``"random"`` or 0).
 
+``render_mode="human"`` prints the table after every ``reset`` and ``step``, as
+Gymnasium's human mode does; ``"ansi"`` returns it from ``render()``. A
 ``render_mode`` other than ``None``, ``"ansi"`` and ``"human"`` (``make_vec_env``
 passes ``"rgb_array"``) is accepted with a warning, as Gymnasium's ``make`` does;
 the env then has ``render_mode = None`` and ``render()`` returns ``None``.
@@ -55,7 +57,7 @@ from .env import (REWARDS, RENDER_MODES, check_render_mode, check_reset_options,
                   final_rewards)
 from .game import Game
 from .render import render
-from .rules import Rules
+from .rules import JEN_LEVELS, Rules
 
 Policy = Callable[[dict, dict], int]
 
@@ -157,17 +159,21 @@ class SingleAgentEnv(gymnasium.Env):
                 )
             # a shuffled game that ends before the learner's first choice is dealt again
         self.game, self.seat, self._ended = game, seat, False
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), self._info()
 
     def step(self, action):
         if self.game is None or self._ended:
             raise ValueError("step() needs a game in progress: call reset() first")
-        action = int(action) if isinstance(action, np.integer) else action
+        if isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0:
+            action = int(action)  # what a policy or action_space.sample() gives
         if isinstance(action, str) and action in self.game._ids:
             action = self.game.action_id(action)
-        if self.illegal == "terminate" and action not in self._legal_ids():
+        if self.illegal == "terminate" and not (type(action) is int and action in self._legal_ids()):
             # Like PettingZoo's TerminateIllegalWrapper: the episode ends, the mover loses.
-            gymnasium.logger.warn(f"illegal action {action!r}: the episode ends with reward -1")
+            legal = ", ".join(self.game.action_name(a) for a in self._legal_ids())
+            gymnasium.logger.warn(f"illegal action {action!r} (legal: {legal}): the episode ends with reward -1")
             self._ended = True
             info = self._info()
             info["illegal_action"] = action
@@ -176,6 +182,8 @@ class SingleAgentEnv(gymnasium.Env):
         self._play_opponents(self.game, self.seat)
         terminated = self._ended = self.game.is_over
         reward = final_rewards(self.game, self.seat, self.reward) if terminated else 0.0
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), reward, terminated, False, self._info()
 
     def _legal_ids(self):
@@ -239,6 +247,9 @@ class SoloEnv(SingleAgentEnv):
                  illegal: str = "terminate", start="random", **rules):
         if "num_players" in rules or "jen_level" in rules:
             raise ValueError("SoloEnv is always 2 players (you and JEN); set the level with jen_level=")
+        if jen_level is None:  # Rules would read None as a normal game, which needs opponents
+            raise ValueError(f"SoloEnv plays against JEN: jen_level must be an integer from {JEN_LEVELS[0]} to "
+                             f"{JEN_LEVELS[-1]}, got None (SingleAgentEnv plays a normal game)")
         allowed = set(Rules.field_names()) - {"num_players", "jen_level"}
         unknown = sorted(set(rules) - allowed)
         if unknown:

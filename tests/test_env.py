@@ -93,9 +93,13 @@ def test_raw_env_rejects_an_illegal_action_and_changes_nothing():
 def test_wrapped_env_terminates_on_an_illegal_action():
     env = ten_env.env(num_players=2, start=0)  # player_0 moves first, and illegally
     env.reset(seed=3, options={"deck": ["B3", "$2", "G4", "O5", "P6", "B7"]})
+    before = {agent: dict(info) for agent, info in env.infos.items()}
     env.step(env.unwrapped.action_id("buy_G3"))  # PettingZoo logs a warning and ends the game
     assert all(env.terminations.values())
-    assert env.rewards["player_0"] == -1
+    assert env.rewards == {"player_0": -1, "player_1": 0}
+    # PettingZoo's wrapper, not ours: truncated as well, infos as before the move (the module docstring says so)
+    assert all(env.truncations.values())
+    assert env.infos == before and not any("scores" in info for info in env.infos.values())
 
 
 @pytest.mark.parametrize(

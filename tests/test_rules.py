@@ -9,6 +9,7 @@ import random
 import re
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from stacked import legal, new_game, play, player
@@ -683,6 +684,30 @@ def test_illegal_action_id_is_refused():
     assert_unchanged_error(game, action, "auction", AUCTION_LEGAL)
     with pytest.raises(ValueError, match="stop_currency"):
         game.act(action)
+
+
+@pytest.mark.parametrize("action", [np.array([1]), 1.0, True, None, [1]])
+def test_what_is_not_one_action_id_is_refused(action):
+    """A one-element array, a float, a bool, None or a list is not an action: ValueError, nothing changes."""
+    game = _auction_game()
+    before = game.clone()
+    with pytest.raises(ValueError, match=r"is neither an int id nor a name for player \d in the auction phase; legal: pass"):
+        game.act(action)
+    assert game == before
+    with pytest.raises(ValueError, match="action id must be an int"):
+        game.action_name(action)
+
+
+def test_a_numpy_integer_is_the_action_id_it_holds():
+    passing = _auction_game().action_id("pass")
+    for action in (np.int64(passing), np.array(passing), np.int16(passing)):
+        game, plain = _auction_game(), _auction_game()
+        game.act(action)
+        plain.act(passing)
+        assert game == plain and game.action_name(action) == "pass"
+    assert Game(Rules(num_players=3), seed=0, start=np.int64(2)).current_player == 2
+    with pytest.raises(ValueError, match=r"start must be a seat from 0 to 2, got array\(\[2\]\)"):
+        Game(Rules(num_players=3), seed=0, start=np.array([2]))
 
 
 @pytest.mark.parametrize("action", ["fly", "bid_0", "buy_W3", ""])

@@ -11,6 +11,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 import ten_env
 from agents import HeuristicAgent, JenAgent, RandomAgent
 from ten_env import Rules
+from ten_env.render import render_table
 
 
 def _quiet(check, env):
@@ -99,6 +100,22 @@ def test_illegal_action_terminates_or_raises():
     with pytest.raises(ValueError, match="not legal"):
         strict.step(illegal)
     assert strict.game == before
+    # what is not one action id (a one-element array, a float, a bool) is illegal the same way, whatever
+    # its value; a NumPy integer or 0-d array is the id it holds
+    legal = int(np.flatnonzero(strict.action_masks())[0])
+    env.reset(seed=0)
+    played = env.step(legal)[0]
+    for not_an_id in (np.array([legal]), float(legal), True):
+        env.reset(seed=0)
+        with pytest.warns(UserWarning, match=r"illegal action .* \(legal: draw, stop_numbers\): the episode ends"):
+            assert env.step(not_an_id)[1:3] == (-1.0, True)
+        with pytest.raises(ValueError, match="is neither an int id nor a name"):
+            strict.step(not_an_id)
+        assert strict.game == before
+    for same in (np.int64(legal), np.array(legal)):
+        env.reset(seed=0)
+        obs, reward, terminated, truncated, info = env.step(same)
+        assert np.array_equal(obs, played) and "illegal_action" not in info
 
 
 @pytest.mark.parametrize("make, message", [
@@ -106,6 +123,8 @@ def test_illegal_action_terminates_or_raises():
     (lambda: ten_env.SingleAgentEnv(Rules(num_players=2), opponents=[object()]), "callable"),
     (lambda: ten_env.SingleAgentEnv(Rules(num_players=2), opponents=[RandomAgent()], seat=2), "seat must be"),
     (lambda: ten_env.SoloEnv(jen_level=3), "jen_level must be"),
+    (lambda: ten_env.SoloEnv(jen_level=None), r"SoloEnv plays against JEN: jen_level must be an integer from 4 to 10, "
+                                              r"got None"),
     (lambda: ten_env.SoloEnv(num_players=3), "always 2 players"),
     (lambda: ten_env.SoloEnv(level=5), "unknown argument"),
     (lambda: ten_env.SoloEnv(reward="score"), "reward must be"),
@@ -257,3 +276,16 @@ def test_the_module_prefixed_id_needs_no_import():
     out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["(2,", f"{ten_env.observation.SIZE})", "True"]
+
+
+def test_human_mode_prints_the_table_after_every_reset_and_step(capsys):
+    env = ten_env.SoloEnv(jen_level=5, render_mode="human")
+    env.reset(seed=0)
+    after_reset = capsys.readouterr().out
+    assert after_reset == render_table(env.game, me=0) + "\n\n"
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert capsys.readouterr().out == render_table(env.game, me=0) + "\n\n"
+    quiet = ten_env.SoloEnv(jen_level=5, render_mode="ansi")
+    quiet.reset(seed=0)
+    quiet.step(int(np.flatnonzero(quiet.action_masks())[0]))
+    assert capsys.readouterr().out == ""
