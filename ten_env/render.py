@@ -80,7 +80,8 @@ def render(mode: str | None, game, me: int | None = None) -> str | None:
     if mode is None:
         import gymnasium
 
-        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+        gymnasium.logger.warn("render() renders nothing: the env was made with no render_mode, or one it does "
+                              "not support; pass render_mode='ansi' or 'human'")
         return None
     text = render_table(game, me=me) if game is not None else "(no game yet: call reset() first)"
     if mode == "human":

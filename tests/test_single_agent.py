@@ -151,7 +151,7 @@ def test_an_unsupported_render_mode_warns_and_renders_nothing():
             env = make()
         assert env.render_mode is None
         env.reset(seed=0)
-        with pytest.warns(UserWarning, match="without a render_mode"):
+        with pytest.warns(UserWarning, match="render\(\) renders nothing: the env was made with no render_mode, or one it does not support"):
             assert env.render() is None
 
 
