@@ -325,7 +325,8 @@ def test_an_unsupported_render_mode_warns_and_renders_nothing():
         env = ten_env.env(num_players=2, render_mode="rgb_array")
     assert env.unwrapped.render_mode is None
     env.reset(seed=0)
-    with pytest.warns(UserWarning, match="render\(\) renders nothing: the env was made with no render_mode, or one it does not support"):
+    with pytest.warns(UserWarning, match=r"render\(\) renders nothing: the env was made with no render_mode, "
+                                         r"or one it does not support"):
         assert env.render() is None
     with pytest.warns(UserWarning, match="not supported"):
         raw = ten_env.raw_env(num_players=3, render_mode="rgb_array_list")

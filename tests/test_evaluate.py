@@ -349,7 +349,8 @@ def test_a_model_is_evaluated_on_the_rules_it_was_trained_for(tmp_path):
     # and so does a search that uses it as its network, before any game is played
     with pytest.raises(ValueError, match=r"model 'bid20' has 112 actions but the game has 132.*max_bid=20"):
         E.evaluate(f"search:{path}:2", levels=[4], games=4, jobs=1)
-    assert E.evaluate(f"search:{path}:2", levels=[4], games=2, jobs=1, rules={"max_bid": 20})["matchups"][0]["games"] == 2
+    report = E.evaluate(f"search:{path}:2", levels=[4], games=2, jobs=1, rules={"max_bid": 20})
+    assert report["matchups"][0]["games"] == 2
 
 
 def test_rules_reach_every_game_whatever_the_jobs():

@@ -151,7 +151,8 @@ def test_an_unsupported_render_mode_warns_and_renders_nothing():
             env = make()
         assert env.render_mode is None
         env.reset(seed=0)
-        with pytest.warns(UserWarning, match="render\(\) renders nothing: the env was made with no render_mode, or one it does not support"):
+        with pytest.warns(UserWarning, match=r"render\(\) renders nothing: the env was made with no render_mode, "
+                                             r"or one it does not support"):
             assert env.render() is None
 
 
@@ -281,8 +282,7 @@ def test_the_module_prefixed_id_needs_no_import():
 def test_human_mode_prints_the_table_after_every_reset_and_step(capsys):
     env = ten_env.SoloEnv(jen_level=5, render_mode="human")
     env.reset(seed=0)
-    after_reset = capsys.readouterr().out
-    assert after_reset == render_table(env.game, me=0) + "\n\n"
+    assert capsys.readouterr().out == render_table(env.game, me=0) + "\n\n"
     env.step(int(np.flatnonzero(env.action_masks())[0]))
     assert capsys.readouterr().out == render_table(env.game, me=0) + "\n\n"
     quiet = ten_env.SoloEnv(jen_level=5, render_mode="ansi")

@@ -20,8 +20,8 @@ import tempfile
 from pathlib import Path
 
 from agents.registry import NAMES_HELP, action_count, network_of
-from ten_env.actions import BID_BASE, num_actions
 from ten_env import Rules
+from ten_env.actions import BID_BASE, num_actions
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PAYMENTS, PLAYER_COUNTS
 
 
@@ -312,7 +312,6 @@ def need_training_extra(command: str, *modules: str) -> None:
         except ImportError:
             raise ValueError(f"{command} needs the training extra (no module {module!r}): "
                              f"{INSTALL_TRAINING_EXTRA}") from None
-
 
 
 def run_command(prog: str, run, args) -> int:
