@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,12 +42,26 @@ def test_shipped_configs_are_valid(name):
     ({"opponents": {"kind": "jen", "jen_level": 11}}, "opponents.jen_level: Input should be less than or equal to 10"),
     ({"rules": {"num_players": 6}}, "rules.num_players: Input should be less than or equal to 5"),
     ({"rules": {"num_players": 3}}, "rules.num_players must be 2 when opponents.kind is jen"),
-    ({"opponents": {"kind": "bots"}}, "opponents: kind must be one of jen, scripted, selfplay"),
+    ({"opponents": {"kind": "bots"}}, r"opponents.kind must be one of jen, scripted, selfplay \(got 'bots'\)"),
+    ({"opponents": {"jen_level": 5}}, "opponents.kind is required: one of jen, scripted, selfplay"),
+    ({"opponents": None}, "opponents.kind is required"),  # an empty section is a section of defaults
+    ({"train": {"n_envs": True}}, "train: n_envs must be a number, got True"),
+    ({"algorithm": {"learning_rate": True}}, "algorithm: learning_rate must be a number, got True"),
+    ({"opponents": {"kind": "jen", "jen_level": False}}, "opponents: jen_level must be a number, got False"),
+    ({"rules": {"num_players": [2, 3, 4, 5]}, "opponents": {"kind": "selfplay"}, "train": {"n_envs": 2}},
+     r"train.n_envs \(2\) must be at least the number of table sizes in rules.num_players \(4\)"),
+    ({"rules": {"num_players": [2, 2]}, "opponents": {"kind": "selfplay"}},
+     r"rules.num_players: give each table size once, got \[2, 2\]"),
+    ({"rules": {"num_players": 3}, "opponents": {"kind": "selfplay", "scripted": []}},
+     "opponents: scripted is empty, but scripted_share is 0.2: name the scripted agents, or set scripted_share: 0"),
+    ({"train": {"init_from": "ppo-jen"}, "rules": {"max_bid": 30}},
+     "train.init_from: the network of 'ppo-jen' has 132 actions, made for rules.max_bid 40; rules.max_bid 30 "
+     "gives 122: set rules.max_bid to 40"),
     ({"rules": {"num_players": 3}, "opponents": {"kind": "scripted", "agents": ["heuristic"]}},
      "one agent per other seat: 2"),
     ({"opponents": {"kind": "selfplay", "scripted": ["alphago"]}}, "unknown agent 'alphago'"),
     ({"algorithm": {"batch_size": 100000}}, "batch_size .* must be at most"),
-    ({"evaluation": {"final_levels": "3-12"}}, "levels '3-12'"),
+    ({"evaluation": {"final_levels": "3-12"}}, "evaluation.final_levels: levels '3-12'"),
 ])
 def test_bad_configs_name_the_key(data, message):
     with pytest.raises(ValueError, match=message):
@@ -64,6 +79,16 @@ def test_overrides_and_files(tmp_path):
     bad.write_text("train: [unclosed")
     with pytest.raises(ValueError, match="not valid YAML"):
         load_config(bad)
+    for item in ("output.dir=@runs/x", "train.seed=[1"):  # a value YAML cannot read: one line, no traceback
+        with pytest.raises(ValueError, match=rf"^--set {re.escape(repr(item))}: the value is not valid YAML \("):
+            load_config(CONFIGS / "quick.yaml", [item])
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("train:\nevaluation:\n")  # sections left empty: every key at its default
+    assert load_config(empty).train == validate({}).train
+    assert load_config(empty, ["train.total_steps=5"]).train.total_steps == 5
+    assert load_config(empty, ["evaluation.final_levels="]).evaluation.final_levels == ""  # no ladder
+    selfplay = {"rules": {"num_players": 3}, "opponents": {"kind": "selfplay", "scripted": [], "scripted_share": 0}}
+    assert validate(selfplay).opponents.scripted == []
     assert parse_levels("4-6,9") == [4, 5, 6, 9]
 
 
@@ -473,3 +498,11 @@ def test_resume_refuses_a_checkpoint_it_cannot_rebuild(tmp_path):
                                          "start the run again .ten train --overwrite.$") as info:
         _run("quick", out, ["train.total_steps=256"], resume=True)
     assert "\n" not in str(info.value) and not (tmp_path / "pwned").exists()
+
+
+def test_resume_and_overwrite_together_are_refused_before_anything_is_written(tmp_path):
+    config = load_config(CONFIGS / "quick.yaml", [f"output.dir={tmp_path / 'run'}"])
+    with pytest.raises(ValueError, match=r"^--resume continues the run in '.*run' and --overwrite deletes it: "
+                                         r"give one of them$"):
+        train(config, resume=True, overwrite=True, progress=False, final_eval=False)
+    assert not (tmp_path / "run").exists()

@@ -8,6 +8,7 @@ rules:            # the game, as ten_env.Rules (without jen_level: see opponents
   bust_buy: false
   payment: auto
   max_bid: 40
+  deck_file: null # a deck file instead of the bundled deck
 opponents:        # who the learner plays against: one of three kinds
   kind: jen       # jen: the solitaire game against JEN (needs num_players 2)
   jen_level: 4
@@ -27,6 +28,7 @@ algorithm:        # MaskablePPO (sb3-contrib) and its hyperparameters (backend r
   clip_range: 0.2
   ent_coef: 0.01
   vf_coef: 0.5
+  max_grad_norm: 0.5
   net_arch: [256, 256]
 train:
   total_steps: 200000
@@ -58,8 +60,10 @@ ray:              # backend rllib only
 
 ``load_config(path, overrides)`` reads a file, applies ``--set key=value``
 overrides (dotted keys, YAML values) and returns a validated :class:`Config`;
-every problem is reported as ``ValueError`` with one line per key, naming it and
-what is allowed.
+every problem is reported as one ``ValueError``, naming each key that is wrong
+(problems of single keys all at once, separated by ``;``; a conflict between
+keys, the first found) and what is allowed. A section left empty is a section of
+defaults.
 """
 
 from __future__ import annotations
@@ -79,6 +83,17 @@ from .options import parse_levels
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers_are_not_booleans(cls, data):
+        # pydantic would read true as 1 (YAML 1.1 also reads yes and on as true): a slip, not a count
+        if isinstance(data, dict):
+            for key, value in data.items():
+                field = cls.model_fields.get(key)
+                if isinstance(value, bool) and field is not None and field.annotation in (int, float):
+                    raise ValueError(f"{key} must be a number, got {value!r}")
+        return data
 
 
 PlayerCount = Annotated[int, Field(ge=PLAYER_COUNTS[0], le=PLAYER_COUNTS[-1])]
@@ -155,6 +170,13 @@ class SelfPlayOpponents(_Section):
     def _known(cls, names):
         return ScriptedOpponents._known(names)
 
+    @model_validator(mode="after")
+    def _someone_to_play_the_share(self):
+        if self.scripted_share > 0 and not self.scripted:
+            raise ValueError(f"scripted is empty, but scripted_share is {self.scripted_share}: name the scripted "
+                             f"agents, or set scripted_share: 0")
+        return self
+
 
 Opponents = Annotated[Union[JenOpponents, ScriptedOpponents, SelfPlayOpponents], Field(discriminator="kind")]
 
@@ -226,6 +248,8 @@ class EvaluationConfig(_Section):
     @classmethod
     def _as_text(cls, levels):
         # "--set evaluation.final_levels=7" reads as the number 7, and a YAML list as a list
+        if levels is None:  # "--set evaluation.final_levels=" reads as null: no ladder, as ""
+            return ""
         if isinstance(levels, int) and not isinstance(levels, bool):
             return str(levels)
         if isinstance(levels, list):
@@ -261,6 +285,13 @@ class Config(_Section):
         if kind != "selfplay" and isinstance(self.rules.num_players, list):
             raise ValueError(f"rules.num_players: a list of table sizes needs opponents.kind selfplay, "
                              f"got kind {kind}: give one number")
+        counts = self.rules.player_counts
+        if len(set(counts)) != len(counts):
+            raise ValueError(f"rules.num_players: give each table size once, got {counts}")
+        if len(counts) > self.train.n_envs:
+            raise ValueError(f"train.n_envs ({self.train.n_envs}) must be at least the number of table sizes in "
+                             f"rules.num_players ({len(counts)}): env i plays the i-th size, so the others "
+                             f"would never be trained")
         if kind == "jen" and self.rules.num_players != 2:
             raise ValueError(
                 f"rules.num_players must be 2 when opponents.kind is jen (the solitaire game), "
@@ -280,7 +311,10 @@ class Config(_Section):
                 f"algorithm.n_steps * train.n_envs ({self.algorithm.n_steps * self.train.n_envs})"
             )
         if self.evaluation.final_levels:
-            parse_levels(self.evaluation.final_levels)
+            try:
+                parse_levels(self.evaluation.final_levels)
+            except ValueError as exc:
+                raise ValueError(f"evaluation.final_levels: {exc}") from None
         if self.backend == "sb3" and self.ray != RayConfig():
             raise ValueError("ray: this section is for backend: rllib (this config uses sb3)")
         if self.backend == "rllib":
@@ -298,8 +332,10 @@ class Config(_Section):
         if self.train.init_sharpen != 1.0 and not self.train.init_from:
             raise ValueError("train.init_sharpen: sharpens the policy of a warm start: set train.init_from too")
         if self.train.init_from:
-            from agents.safe_load import check_observation_shape, observation_shape, policy_kwargs_from_data, read_data
+            from agents.safe_load import (action_space, check_observation_shape, observation_shape,
+                                          policy_kwargs_from_data, read_data)
             from ten_env import features as F
+            from ten_env.actions import BID_BASE, num_actions
 
             path = model_path(self.train.init_from)
             data = read_data(path)
@@ -321,6 +357,11 @@ class Config(_Section):
             if arch != list(self.algorithm.net_arch):
                 raise ValueError(f"train.init_from: the network of {self.train.init_from!r} has layers {arch}, "
                                  f"algorithm.net_arch is {list(self.algorithm.net_arch)}: set it to the model's")
+            n = int(action_space(path, data).n)
+            if n != num_actions(self.rules.max_bid):
+                raise ValueError(f"train.init_from: the network of {self.train.init_from!r} has {n} actions, made "
+                                 f"for rules.max_bid {n - BID_BASE - 1}; rules.max_bid {self.rules.max_bid} gives "
+                                 f"{num_actions(self.rules.max_bid)}: set rules.max_bid to {n - BID_BASE - 1}")
         return self
 
     def to_dict(self) -> dict:
@@ -346,8 +387,10 @@ def _describe(error) -> str:
         model = kind_model if parent == "opponents" and kind_model else _SECTIONS.get(parent)
         allowed = f"; allowed: {', '.join(model.model_fields)}" if model else ""
         return f"unknown key {where!r}{allowed}"
-    if kind == "union_tag_invalid" or kind == "union_tag_not_found":
-        return f"{where or 'opponents'}: kind must be one of jen, scripted, selfplay"
+    if kind == "union_tag_not_found":
+        return f"{where or 'opponents'}.kind is required: one of jen, scripted, selfplay"
+    if kind == "union_tag_invalid":
+        return f"{where or 'opponents'}.kind must be one of jen, scripted, selfplay (got {error.get('input', {}).get('kind')!r})"
     message = error["msg"].removeprefix("Value error, ")
     if where and kind != "value_error":
         return f"{where}: {message} (got {error.get('input')!r})"
@@ -358,6 +401,9 @@ def validate(data: dict) -> Config:
     """A :class:`Config` from plain data, or ValueError listing every problem."""
     if not isinstance(data, dict):
         raise ValueError("a config must be a YAML mapping of sections (rules, opponents, algorithm, ...)")
+    # "train:" with nothing under it is YAML's null: an empty section, every key at its default
+    data = {key: {} if value is None and key in Config.model_fields and key != "backend" else value
+            for key, value in data.items()}
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
@@ -374,11 +420,18 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
         node = data
         parts = key.strip().split(".")
         for part in parts[:-1]:
-            child = node.setdefault(part, {})
+            child = node.get(part)
+            if child is None:  # absent, or left empty in the file
+                child = node[part] = {}
             if not isinstance(child, dict):
                 raise ValueError(f"--set {item!r}: {part!r} is not a section")
             node = child
-        node[parts[-1]] = yaml.safe_load(raw)
+        try:
+            node[parts[-1]] = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+            raise ValueError(f"--set {item!r}: the value is not valid YAML ({problem}); a text value may need "
+                             f"quotes, as in key='\"text\"'") from None
     return data
 
 

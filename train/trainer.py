@@ -338,6 +338,9 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     ``backend: rllib`` runs :func:`train.rllib_trainer.train` (``address``: a Ray cluster to
     join, instead of the config's ``ray.address``; ``trust``: ``--trust-model``, which its
     ``--resume`` needs: an RLlib checkpoint is pickled). SB3's ``--resume`` never unpickles."""
+    if resume and overwrite:
+        raise ValueError(f"--resume continues the run in {config.output.dir!r} and --overwrite deletes it: "
+                         f"give one of them")
     if config.backend == "rllib":
         from .rllib_trainer import train as train_rllib
 
