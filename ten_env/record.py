@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import tempfile
 from pathlib import Path
 
 from . import cards as C
@@ -423,7 +424,7 @@ def _turns(before: Game, after: Game, out: list, labels: list[str]) -> None:
         out.append({"kind": "final_buy", "seat": after.decider, "text": text})
     elif after.turn != before.turn:
         out.append({"kind": "turn", "seat": after.active_player, "turn": after.turn,
-                    "text": f"turn {after.turn}: {labels[after.active_player]} draws"})
+                    "text": f"turn {after.turn}: {_does(labels[after.active_player], 'draws')}"})
     if after.is_over and not before.is_over:
         out.append(result(after, labels))
 
@@ -472,12 +473,18 @@ def save_record(record: dict, path) -> Path:
 
 
 def check_writable(path) -> Path:
-    """``ValueError`` unless a file can be written at ``path`` (its folder exists, it is not a folder)."""
+    """``ValueError`` unless a file can be written at ``path`` (its folder exists and takes a new
+    file, it is not a folder): checked before a game, so that its record is not lost after it."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{str(path)!r} is a folder: give a file name such as game.json")
     if not path.parent.is_dir():
         raise ValueError(f"cannot write {str(path)!r}: the folder {str(path.parent)!r} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     return path
 
 
@@ -494,6 +501,8 @@ def load_record(path) -> dict:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{str(path)!r} is not a game record: invalid JSON ({exc.msg}, line {exc.lineno})") from None
+    except RecursionError:
+        raise ValueError(f"{str(path)!r} is not a game record: its JSON is nested too deeply") from None
     check_record(record, str(path))
     return record
 

@@ -144,7 +144,7 @@ def test_demo_against_jen_needs_no_players_option(capsys):
     scores, _ = _final(capsys.readouterr().out)
     assert len(scores) == 2
     assert main(["demo", "--jen", "6", "--players", "4"]) == 2
-    assert capsys.readouterr().err == ("ten: error: --jen 6 is the solitaire game (you and JEN): "
+    assert capsys.readouterr().err == ("ten: error: --jen 6 is the solitaire game (a random player and JEN): "
                                        "it needs --players 2, got --players 4\n")
 
 

@@ -116,3 +116,33 @@ def test_ten_demo_shows_the_game_turn_by_turn(capsys, monkeypatch):
     assert len(turns) > 10 and [int(t) for t in turns] == sorted(int(t) for t in turns)
     assert len(pauses) == len(turns) - 1 and set(pauses) == {0.25}  # after every turn, not after the end
     assert re.search(r"^  random \(seat \d\) draws", text, re.M) and "game over" in text
+
+
+def test_a_number_the_prompt_cannot_read_is_asked_again():
+    # "²" is a digit to str.isdigit() and int() refuses 5,000 digits: both are mistakes to re-prompt, not errors
+    for typed in ("²", "9" * 5000, "١"):
+        out = io.StringIO()
+        assert play(Rules(jen_level=7), [], seed=1, stdin=io.StringIO(f"{typed}\nquit\n"), stdout=out) == 0
+        text = out.getvalue()
+        assert "is not one of your moves now; type a number from 1 to" in text and "you left the game" in text
+
+
+def test_a_save_path_that_cannot_be_written_is_refused_before_the_game(tmp_path, capsys, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("tempfile.TemporaryFile", refuse)  # a folder this user cannot write in
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 3000))
+    assert main(["play", "--level", "5", "--seed", "1", "--save", str(tmp_path / "game.json")]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"ten: error: cannot write {str(tmp_path / 'game.json')!r}: Permission denied\n"
+    assert captured.out == "" and list(tmp_path.iterdir()) == []
+
+
+def test_demo_delay_is_bounded():
+    for delay in ("1e300", "3601", "-1", "inf", "nan"):
+        run = subprocess.run([sys.executable, "-m", "train.cli", "demo", "--delay", delay],
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 2 and run.stdout == ""
+        assert run.stderr.splitlines()[-1] == (f"ten demo: error: argument --delay: must be a number of seconds "
+                                               f"from 0 to 3600, got {delay!r}"), run.stderr

@@ -120,6 +120,12 @@ def test_the_person_is_told_in_their_own_grammar():
     assert "you draw B3: net total 3, currency total 0" in texts
     assert "you stop and take the numbers: B3" in texts
     assert any(t.startswith("JEN draws G4") for t in texts)
+    seeded = Recorder(Rules(jen_level=5), ["you"], seed=3)
+    while not seeded.game.is_over:
+        seeded.act(seeded.game.legal_actions()[-1])
+    turns = [text for _, kind, text in _kinds(seeded) if kind == "turn"]
+    assert any(t.endswith(": you draw") for t in turns) and any(t.endswith(": JEN draws") for t in turns)
+    assert not any(t.endswith("you draws") for t in turns)
 
 
 def test_seeded_records_are_the_games_an_evaluation_plays():
@@ -174,13 +180,16 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["record", "heuristic", "alphago", "-o", "{tmp}/x.json"], "ten: error: unknown agent 'alphago'"),
     (["record", "heuristic", "random", "--level", "5", "-o", "{tmp}/x.json"],
-     "ten: error: --level 5 is the solitaire game: give one agent"),
+     "ten: error: --level 5 is the solitaire game: give one agent to play JEN, got 2\n"),
+    (["record", "random", "--players", "3", "--level", "5", "-o", "{tmp}/x.json"],
+     "ten: error: --level 5 is the solitaire game, 2 players: leave out --players (got --players 3)\n"),
     (["record", "heuristic", "-o", "{tmp}/x.json"], "ten: error: give 2-5 agents for a normal game"),
     (["record", "random", "random", "--players", "3", "-o", "{tmp}/x.json"],
      "ten: error: --players 3 does not fit 2 agents"),
     (["record", "random", "random", "-o", "{tmp}/nowhere/x.json"], "ten: error: cannot write"),
     (["view", "{tmp}/missing.json"], "ten: error: cannot read"),
     (["view", "{tmp}/broken.json"], "ten: error: '{tmp}/broken.json' is not a game record: invalid JSON"),
+    (["view", "{tmp}/deep.json"], "ten: error: '{tmp}/deep.json' is not a game record: its JSON is nested too deeply"),
     (["view", "{tmp}/other.json"], "ten: error: '{tmp}/other.json' is not a game record: it needs"),
     (["view", "{tmp}/numbers.json"], "ten: error: '{tmp}/numbers.json': the record's player 0 needs a \"name\""),
     (["view", "{tmp}/seats.json"], "ten: error: '{tmp}/seats.json': the record's player 0 needs a \"name\""),
@@ -191,6 +200,7 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, message):
     (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "deep.json").write_text("[" * 100_000)
     (tmp_path / "other.json").write_text(json.dumps({"format": "something else"}))
     rec = Recorder(Rules(num_players=2), ["ann", "bob"], seed=1)
     for name, players in [("game.json", None), ("game.html", None), ("numbers.json", [1, 2]),

@@ -319,3 +319,23 @@ def test_the_server_answers_only_its_own_host_names(web_game):
                                                      "Content-Type": "application/json; charset=utf-8"})
     assert code == 200 and answer["record"]["steps"][made]["action"] == legal[0]
     assert web.rec.game.history[made][0] == 0
+
+
+@pytest.mark.parametrize("method, path, allow", [("GET", "/act", "POST"), ("PUT", "/act", "POST"),
+                                                 ("DELETE", "/", "GET"), ("PATCH", "/record", "GET"),
+                                                 ("OPTIONS", "/", "GET")])
+def test_a_method_the_game_does_not_take_is_a_405_in_json(web_game, method, path, allow):
+    web, url = web_game
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
+    made = len(web.rec.game.history)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    connection.request(method, path, headers={"Host": f"127.0.0.1:{port}"})
+    reply = connection.getresponse()
+    assert reply.status == 405 and reply.getheader("Allow") == allow
+    assert json.loads(reply.read()) == {"error": f"{method} {path}: read the game with GET / or GET /record, "
+                                                 f"and POST a move to /act"}
+    connection.request("HEAD", "/", headers={"Host": f"127.0.0.1:{port}"})
+    head = connection.getresponse()
+    assert head.status == 405 and head.read() == b""  # headers only
+    connection.close()
+    assert len(web.rec.game.history) == made

@@ -46,7 +46,8 @@ def version() -> str:
 
 
 _positive_seconds = real_number("--seconds", "a number of seconds above 0", lambda value: value > 0)
-_pause = real_number("--delay", "a number of seconds, 0 or more", lambda value: value >= 0)
+MAX_DELAY = 3600.0  # an hour a turn is already no demo; far beyond, time.sleep overflows
+_pause = real_number("--delay", f"a number of seconds from 0 to {MAX_DELAY:g}", lambda value: 0 <= value <= MAX_DELAY)
 
 
 def _demo(args) -> int:
@@ -57,7 +58,7 @@ def _demo(args) -> int:
 
     players = args.players if args.players is not None else (2 if args.jen is not None else 3)
     if args.jen is not None and players != 2:
-        raise ValueError(f"--jen {args.jen} is the solitaire game (you and JEN): it needs --players 2, "
+        raise ValueError(f"--jen {args.jen} is the solitaire game (a random player and JEN): it needs --players 2, "
                          f"got --players {players}")
     rules = Rules(num_players=players, bust_buy=args.bust_buy, jen_level=args.jen)
     seats = rules.num_agents
@@ -190,10 +191,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="watch one game between random players, turn by turn")
     demo.add_argument("--players", type=within(PLAYER_COUNTS, "--players"), default=None,
                       metavar=f"{{{span(PLAYER_COUNTS)}}}", help="players at the table (default 3; 2 with --jen)")
-    demo.add_argument("--seed", type=at_least(0, "--seed"), default=0)
+    demo.add_argument("--seed", type=at_least(0, "--seed"), default=0, help="deck shuffle seed (default 0)")
     demo.add_argument("--bust-buy", action="store_true", help="the busting variant")
     demo.add_argument("--jen", type=within(JEN_LEVELS, "--jen"), metavar=f"{{{span(JEN_LEVELS)}}}",
-                      help="solitaire game against JEN at this level (2 players: you and JEN)")
+                      help="solitaire game against JEN at this level (2 players: a random player and JEN)")
     demo.add_argument("--delay", type=_pause, default=0.0, metavar="SECONDS",
                       help="pause this long after each turn (default: no pause)")
     demo.set_defaults(run=_demo)

@@ -99,7 +99,8 @@ def _play(rec: Recorder, players: dict, seat: int, stdin: TextIO, out: TextIO) -
             if answer in ("help", "?", "h"):
                 print(HELP, file=out)
                 continue
-            if answer.isdigit() and 1 <= int(answer) <= len(legal):
+            # ASCII digits only, and few of them: "²" is a digit to isdigit(), and int() refuses huge strings
+            if answer.isascii() and answer.isdigit() and len(answer) <= 4 and 1 <= int(answer) <= len(legal):
                 answer = legal[int(answer) - 1]
             if answer in legal:
                 tell(rec.act(answer), out)

@@ -100,9 +100,12 @@ def run(args) -> int:
     loaded: dict = {}  # one agent per seat, loaded once: an unknown name is the first thing to hear about
     seat_agents(tuple(specs), loaded, args.trust_model)
     if args.level is not None:
-        if len(specs) != 1 or args.players not in (None, 2):
-            raise ValueError(f"--level {args.level} is the solitaire game: give one agent to play JEN "
-                             f"(and no --players), got {len(specs)} agents")
+        if args.players not in (None, 2):
+            raise ValueError(f"--level {args.level} is the solitaire game, 2 players: leave out --players "
+                             f"(got --players {args.players})")
+        if len(specs) != 1:
+            raise ValueError(f"--level {args.level} is the solitaire game: give one agent to play JEN, "
+                             f"got {len(specs)}")
         rules = Rules(num_players=2, jen_level=args.level, bust_buy=args.bust_buy)
     else:
         if len(specs) == 1 and args.players is not None:

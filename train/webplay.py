@@ -88,16 +88,19 @@ def make_server(port: int) -> ThreadingHTTPServer:
         def log_message(self, *args):  # the terminal shows the game's address, not every request
             pass
 
-        def _send(self, status: int, body: bytes, kind: str) -> None:
+        def _send(self, status: int, body: bytes, kind: str, allow: str | None = None) -> None:
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
+            if allow is not None:
+                self.send_header("Allow", allow)
             self.end_headers()
-            self.wfile.write(body)
+            if self.command != "HEAD":  # a HEAD answer is the headers alone
+                self.wfile.write(body)
 
-        def _json(self, status: int, data: dict) -> None:
-            self._send(status, json.dumps(data).encode(), "application/json")
+        def _json(self, status: int, data: dict, allow: str | None = None) -> None:
+            self._send(status, json.dumps(data).encode(), "application/json", allow)
 
         def _host_ok(self) -> bool:
             """Whether the request names this server as the browser reached it: 127.0.0.1 or
@@ -119,8 +122,17 @@ def make_server(port: int) -> ThreadingHTTPServer:
                 self._send(200, page(web.record(), live={"you": web.you}).encode(), "text/html; charset=utf-8")
             elif self.path == "/record":
                 self._json(200, web.record())
+            elif self.path == "/act":
+                self._not_allowed()
             else:
                 self._json(404, {"error": f"nothing at {self.path}: the game is at /"})
+
+        def _not_allowed(self):
+            """405, in JSON like every other refusal (http.server's own answer is a 501 page)."""
+            self._json(405, {"error": f"{self.command} {self.path}: read the game with GET / or GET /record, "
+                                      f"and POST a move to /act"}, allow="POST" if self.path == "/act" else "GET")
+
+        do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = _not_allowed
 
         def _move(self):
             """The move posted: its ``action``, or ``REFUSED`` after answering why the request is refused."""
