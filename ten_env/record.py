@@ -475,6 +475,8 @@ def save_record(record: dict, path) -> Path:
 def check_writable(path) -> Path:
     """``ValueError`` unless a file can be written at ``path`` (its folder exists and takes a new
     file, it is not a folder): checked before a game, so that its record is not lost after it."""
+    if not str(path).strip():  # Path("") would be the current folder
+        raise ValueError("the file name is empty: give one such as game.json")
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{str(path)!r} is a folder: give a file name such as game.json")

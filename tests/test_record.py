@@ -187,6 +187,8 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
     (["record", "random", "random", "--players", "3", "-o", "{tmp}/x.json"],
      "ten: error: --players 3 does not fit 2 agents"),
     (["record", "random", "random", "-o", "{tmp}/nowhere/x.json"], "ten: error: cannot write"),
+    (["record", "random", "random", "-o", ""], "ten: error: the file name is empty: give one such as game.json\n"),
+    (["view", "{tmp}/game.json", "-o", " "], "ten: error: the file name is empty: give one such as game.json\n"),
     (["view", "{tmp}/missing.json"], "ten: error: cannot read"),
     (["view", "{tmp}/broken.json"], "ten: error: '{tmp}/broken.json' is not a game record: invalid JSON"),
     (["view", "{tmp}/deep.json"], "ten: error: '{tmp}/deep.json' is not a game record: its JSON is nested too deeply"),

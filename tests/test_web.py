@@ -339,3 +339,11 @@ def test_a_method_the_game_does_not_take_is_a_405_in_json(web_game, method, path
     assert head.status == 405 and head.read() == b""  # headers only
     connection.close()
     assert len(web.rec.game.history) == made
+
+
+def test_a_query_string_asks_for_the_same_page_and_record(web_game):
+    web, url = web_game
+    with urllib.request.urlopen(url + "?from=bookmark", timeout=10) as reply:
+        assert reply.status == 200 and "text/html" in reply.getheader("Content-Type")
+    with urllib.request.urlopen(url + "record?t=1", timeout=10) as reply:
+        assert json.loads(reply.read())["steps"] == web.rec.to_dict()["steps"]

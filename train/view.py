@@ -46,7 +46,7 @@ def add_view_arguments(parser) -> None:
 def run(args) -> int:
     """``ten view``: read and check the record, write the page; 0."""
     record = load_record(args.record)
-    out = check_writable(args.out if args.out else Path(args.record).with_suffix(".html"))
+    out = check_writable(Path(args.record).with_suffix(".html") if args.out is None else args.out)
     if out.resolve() == Path(args.record).resolve():
         raise ValueError(f"the page would overwrite the record {args.record!r}: give the page another name "
                          f"with -o, such as {str(Path(args.record).with_name(Path(args.record).stem + '-view.html'))!r}")

@@ -118,11 +118,12 @@ def make_server(port: int) -> ThreadingHTTPServer:
             web = self.server.web
             if not self._host_ok():
                 return
-            if self.path in ("/", "/index.html"):
+            path = self.path.partition("?")[0]  # a query string (a bookmark, a cache-buster) asks for the same
+            if path in ("/", "/index.html"):
                 self._send(200, page(web.record(), live={"you": web.you}).encode(), "text/html; charset=utf-8")
-            elif self.path == "/record":
+            elif path == "/record":
                 self._json(200, web.record())
-            elif self.path == "/act":
+            elif path == "/act":
                 self._not_allowed()
             else:
                 self._json(404, {"error": f"nothing at {self.path}: the game is at /"})
