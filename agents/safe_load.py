@@ -242,7 +242,7 @@ def action_space(path, data: dict):
     """``Discrete(n)`` from the file's plain ``n``, checked against ten_env's action counts."""
     from gymnasium import spaces
 
-    from ten_env.actions import BID_BASE
+    from ten_env.actions import BID_BASE, max_bid_for
     from ten_env.rules import MAX_BIDS
 
     entry = data.get("action_space")
@@ -259,7 +259,7 @@ def action_space(path, data: dict):
         n = None
     if n is None:
         raise _unsafe(path, "action_space", f"{kind}, n={entry.get('n')}", "has no plain action count")
-    max_bid = n - BID_BASE - 1
+    max_bid = max_bid_for(n)
     if max_bid not in MAX_BIDS:
         raise ValueError(
             f"model {str(path)!r} has {n} actions, which fits no max_bid: ten_env has "
@@ -500,7 +500,7 @@ def load_trusted(path, device: str = "cpu", **kwargs):
 def model_card(model, **extra) -> dict:
     """Plain facts about a model for the card saved beside it (``model.json``): the policy arguments
     as plain values, the spaces, the step count."""
-    from ten_env.actions import BID_BASE
+    from ten_env.actions import max_bid_for
 
     kwargs = dict(model.policy_kwargs or {})
     plain = {}
@@ -513,7 +513,7 @@ def model_card(model, **extra) -> dict:
         "policy_kwargs": plain,
         "observation_shape": list(model.observation_space.shape),
         "num_actions": n,
-        "max_bid": n - BID_BASE - 1,
+        "max_bid": max_bid_for(n),
         "training_steps": int(model.num_timesteps),
         **extra,
     }

@@ -44,3 +44,8 @@ def action_names(max_bid: int) -> tuple[str, ...]:
 
 def num_actions(max_bid: int) -> int:
     return BID_BASE + 1 + max_bid
+
+
+def max_bid_for(n_actions: int) -> int:
+    """The ``max_bid`` of a game with ``n_actions`` actions (the inverse of :func:`num_actions`)."""
+    return n_actions - BID_BASE - 1

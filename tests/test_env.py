@@ -444,3 +444,12 @@ def test_the_wrapped_env_pickles_prints_and_takes_attributes_like_pettingzoos():
     assert again.agent_selection == env.agent_selection and again.agents == env.agents
     env.agents = ["mine"]  # set on the wrapper, as with PettingZoo's own wrappers
     assert env.agents == ["mine"] and env.unwrapped.agents == ["player_0", "player_1", "player_2"]
+
+
+def test_the_action_count_gives_back_the_max_bid():
+    from ten_env.actions import action_names, max_bid_for, num_actions
+    from ten_env.rules import MAX_BIDS
+
+    for max_bid in MAX_BIDS:
+        assert len(action_names(max_bid)) == num_actions(max_bid) == Game(Rules(max_bid=max_bid), seed=0).num_actions
+        assert max_bid_for(num_actions(max_bid)) == max_bid

@@ -335,7 +335,7 @@ class Config(_Section):
             from agents.safe_load import (action_space, check_observation_shape, observation_shape,
                                           policy_kwargs_from_data, read_data)
             from ten_env import features as F
-            from ten_env.actions import BID_BASE, num_actions
+            from ten_env.actions import max_bid_for, num_actions
 
             path = model_path(self.train.init_from)
             data = read_data(path)
@@ -359,9 +359,10 @@ class Config(_Section):
                                  f"algorithm.net_arch is {list(self.algorithm.net_arch)}: set it to the model's")
             n = int(action_space(path, data).n)
             if n != num_actions(self.rules.max_bid):
+                made_for = max_bid_for(n)
                 raise ValueError(f"train.init_from: the network of {self.train.init_from!r} has {n} actions, made "
-                                 f"for rules.max_bid {n - BID_BASE - 1}; rules.max_bid {self.rules.max_bid} gives "
-                                 f"{num_actions(self.rules.max_bid)}: set rules.max_bid to {n - BID_BASE - 1}")
+                                 f"for rules.max_bid {made_for}; rules.max_bid {self.rules.max_bid} gives "
+                                 f"{num_actions(self.rules.max_bid)}: set rules.max_bid to {made_for}")
         return self
 
     def to_dict(self) -> dict:
@@ -390,7 +391,8 @@ def _describe(error) -> str:
     if kind == "union_tag_not_found":
         return f"{where or 'opponents'}.kind is required: one of jen, scripted, selfplay"
     if kind == "union_tag_invalid":
-        return f"{where or 'opponents'}.kind must be one of jen, scripted, selfplay (got {error.get('input', {}).get('kind')!r})"
+        given = error.get("input", {}).get("kind")
+        return f"{where or 'opponents'}.kind must be one of jen, scripted, selfplay (got {given!r})"
     message = error["msg"].removeprefix("Value error, ")
     if where and kind != "value_error":
         return f"{where}: {message} (got {error.get('input')!r})"

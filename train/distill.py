@@ -171,7 +171,7 @@ from agents.tournament import play_game, seeded_games
 from ten_env import Game, Rules
 from ten_env import features as F
 from ten_env import observation as O
-from ten_env.actions import BID_BASE, num_actions
+from ten_env.actions import max_bid_for, num_actions
 from ten_env.env import final_rewards
 from ten_env.rules import JEN_LEVELS
 
@@ -720,7 +720,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
 
     began = time.perf_counter()
     torch.manual_seed(seed)
-    max_bid = n_actions - BID_BASE - 1
+    max_bid = max_bid_for(n_actions)
     env = ten_env.SoloEnv(jen_level=JEN_LEVELS[0], max_bid=max_bid)
     try:
         model = load_model(start_path, env=F.DerivedFeatures(env) if derived else env, device="cpu")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from agents.registry import NAMES_HELP, action_count, network_of
 from ten_env import Rules
-from ten_env.actions import BID_BASE, num_actions
+from ten_env.actions import max_bid_for, num_actions
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PAYMENTS, PLAYER_COUNTS
 
 
@@ -249,7 +249,7 @@ def check_max_bid(agent, max_bid: int, who: str | None = None, verb: str = "eval
     if n is None or n == num_actions(max_bid):
         return
     who = who or f"model {getattr(network_of(agent), 'name', None) or agent!r}"
-    made_for = n - BID_BASE - 1
+    made_for = max_bid_for(n)
     hint = f": {verb} it with rules max_bid={made_for} (--max-bid {made_for})" if made_for in MAX_BIDS else ""
     raise ValueError(f"{who} has {n} actions but the game has {num_actions(max_bid)} (max_bid={max_bid}){hint}")
 
