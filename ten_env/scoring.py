@@ -100,40 +100,16 @@ def _shared_best(masks, free, numbered, supers):
         return sum(base) + gains[where], tuple(
             (g | (bit if c == where else 0), supers if c == where else 0) for c, g in enumerate(given)
         )
-    numbered_size = 1 << k
-    size = numbered_size << supers  # the super, if any, is the highest item
-    super_item = numbered_size if supers else 0
-    covers = [0] * numbered_size  # numbers covered by each subset of numbered wildcards
-    for subset in range(1, numbered_size):
-        low = subset & -subset
-        covers[subset] = covers[subset ^ low] | items[low.bit_length() - 1]
+    size = 1 << (k + supers)  # the super, if any, is the highest item
+    super_item = 1 << k if supers else 0
+    covers = _covers(items)
     # value[colour][subset]: that colour's best run with those items given to it
-    value = []
-    for mask, extra, f in zip(masks, given, free):
-        held = mask | extra
-        row = _BEST_RUN[min(f, 9)]
-        mine = [row[held | cover] for cover in covers]
-        if supers:
-            row = _BEST_RUN[min(f + 1, 9)]
-            mine += [row[held | cover] for cover in covers]
-        value.append(mine)
+    value = [_colour_values(mask | extra, f, covers, supers) for mask, extra, f in zip(masks, given, free)]
     covers = covers * 2 if supers else covers
     # upto[c][have]: best total of colours 0..c sharing the items in `have`
     upto = [value[0]]
     for colour in (1, 2):
-        mine, before = value[colour], upto[-1]
-        nxt = [0] * size
-        for have in range(size):
-            top, sub = 0, have
-            while True:
-                total = before[have ^ sub] + mine[sub]
-                if total > top:
-                    top = total
-                if not sub:
-                    break
-                sub = (sub - 1) & have
-            nxt[have] = top
-        upto.append(nxt)
+        upto.append(_merge(upto[-1], value[colour]))
     # Walk back from colour 3 to find which items each colour took.
     placed = [None] * 4
     have = size - 1
@@ -158,29 +134,86 @@ def _shared_best(masks, free, numbered, supers):
     )
 
 
+def _covers(items: list[int]) -> list[int]:
+    """The numbers covered by each subset of the numbered wildcards ``items`` (one bit each)."""
+    covers = [0] * (1 << len(items))
+    for subset in range(1, len(covers)):
+        low = subset & -subset
+        covers[subset] = covers[subset ^ low] | items[low.bit_length() - 1]
+    return covers
+
+
+def _colour_values(held: int, free: int, covers: list[int], supers: int) -> list[int]:
+    """A colour's best run for each subset of the shared items given to it: the numbered
+    wildcards' subsets (``covers``), then, with a super wildcard, the same with it added."""
+    row = _BEST_RUN[min(free, 9)]
+    mine = [row[held | cover] for cover in covers]
+    if supers:
+        row = _BEST_RUN[min(free + 1, 9)]
+        mine += [row[held | cover] for cover in covers]
+    return mine
+
+
+def _merge(first: list[int], second: list[int]) -> list[int]:
+    """Two groups of colours sharing items: for each set of items ``have``, the best total when
+    ``second`` takes some subset of them and ``first`` the rest."""
+    out = []
+    for have in range(len(first)):
+        top, sub = 0, have
+        while True:
+            total = first[have ^ sub] + second[sub]
+            if total > top:
+                top = total
+            if not sub:
+                break
+            sub = (sub - 1) & have
+        out.append(top)
+    return out
+
+
 def gains(counts) -> list[int]:
     """What one more copy of each ownable card (ids below ``cards.NUM_OWNABLE``) would add to the
     score of ``counts``."""
     counts = list(counts)
     base = score_counts(counts)
     out = [0] * C.NUM_OWNABLE
-    if counts[C.SUPER_WILD] or any(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]):
-        in_full = range(C.NUM_OWNABLE)  # one more card can move the shared wildcards between colours
+    masks, free = _masks(counts), counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
+    numbered, supers = counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD], counts[C.SUPER_WILD]
+    if supers > 1 or max(numbered) > 1:  # copies to share: each card is scored with it added
+        for card in (*range(C.NUM_NUMBER_CARDS), *range(C.FIRST_COLOUR_WILD, C.SUPER_WILD)):
+            counts[card] += 1
+            out[card] = score_counts(counts) - base
+            counts[card] -= 1
     else:
-        # Nothing is shared, so the colours score apart: a number card or a colour wildcard
-        # changes its own colour's run and nothing else.
-        masks, free = _masks(counts), counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
-        runs = [_BEST_RUN[min(f, 9)][m] for m, f in zip(masks, free)]
-        for card in range(C.NUM_NUMBER_CARDS):
-            colour = card // 9
-            out[card] = _BEST_RUN[min(free[colour], 9)][masks[colour] | _BIT[card]] - runs[colour]
+        # A number card or a colour wildcard changes its own colour's table and nothing else:
+        # the best total is that table merged with the best of the other three colours sharing
+        # the wildcards that may go anywhere (none, in a hand without them).
+        covers = _covers([1 << n for n in range(9) if numbered[n]])
+        rows = [_colour_values(m, f, covers, supers) for m, f in zip(masks, free)]
+        before, after = [rows[0]], [rows[3]]  # colours 0..c and 3-c..3 merged
+        for colour in (1, 2):
+            before.append(_merge(before[-1], rows[colour]))
+            after.append(_merge(after[-1], rows[3 - colour]))
+        everything = len(rows[0]) - 1
         for colour in range(4):
-            out[C.FIRST_COLOUR_WILD + colour] = _BEST_RUN[min(free[colour] + 1, 9)][masks[colour]] - runs[colour]
-        in_full = (*range(C.FIRST_NUMBERED_WILD, C.FIRST_COLOUR_WILD), C.SUPER_WILD)
-    for card in in_full:  # scored with the card added
-        counts[card] += 1
-        out[card] = score_counts(counts) - base
-        counts[card] -= 1
+            if colour in (0, 3):
+                others = after[2] if colour == 0 else before[2]
+            else:
+                others = _merge(before[colour - 1], after[2 - colour])
+
+            def best(row: list[int]) -> int:
+                return max(others[everything ^ sub] + mine for sub, mine in enumerate(row))
+
+            for card in range(colour * 9, colour * 9 + 9):
+                if not masks[colour] & _BIT[card]:  # a number held already adds nothing
+                    out[card] = best(_colour_values(masks[colour] | _BIT[card], free[colour], covers, supers)) - base
+            out[C.FIRST_COLOUR_WILD + colour] = best(_colour_values(masks[colour], free[colour] + 1, covers,
+                                                                    supers)) - base
+    # One more numbered wildcard ends up as its number in one colour, one more super wildcard as a
+    # colour wildcard of one colour: it adds what the best of those cards adds.
+    for n in range(9):
+        out[C.FIRST_NUMBERED_WILD + n] = max(0, *(out[colour * 9 + n] for colour in range(4)))
+    out[C.SUPER_WILD] = max(0, *out[C.FIRST_COLOUR_WILD : C.SUPER_WILD])
     return out
 
 

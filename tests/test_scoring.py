@@ -152,20 +152,23 @@ def test_score_matches_brute_force_on_wild_heavy_collections():
 
 
 def test_gains_are_what_one_more_card_adds_to_the_score():
-    # scoring.gains takes a shortcut when no wildcard is shared between colours; both kinds of hand.
+    # scoring.gains works three ways: no wildcard shared between colours, one copy of each shared
+    # wildcard (colour tables merged), and copies to share (every card scored); all three are met.
     # The reference is score(), which the tests above hold to the brute force.
     rng = random.Random(29)
     kinds = set()
-    for _ in range(1000):
+    for i in range(1500):
         cards = _random_collection(rng)
+        if i % 3 == 0:  # wild-heavy, as above
+            cards += [rng.choice(NUMBERED_WILDS + COLOUR_WILDS + [SUPER_WILD]) for _ in range(rng.randint(1, 4))]
         counts = [0] * C.NUM_CARD_TYPES
         for card in cards:
             counts[C.parse(card)] += 1
-        shared = any(card[0] == "W" for card in cards)
-        kinds.add(shared)
+        shared = [counts[C.parse(w)] for w in NUMBERED_WILDS + [SUPER_WILD]]
+        kinds.add("copies" if max(shared) > 1 else "one each" if any(shared) else "none")
         before = score(cards)
         assert gains(counts) == [score(cards + [C.name(card)]) - before for card in range(C.NUM_OWNABLE)], cards
-    assert kinds == {False, True}
+    assert kinds == {"none", "one each", "copies"}
 
 
 def test_score_is_order_independent_and_accepts_ids():
