@@ -38,7 +38,8 @@ The events are read off the public state before and after each single action:
 the recorder replays the game's history on a second copy of the game that takes
 one action at a time, so that forced moves, which :meth:`Game.act` takes by
 itself, are seen one by one too. Nothing in the engine depends on this module.
-:func:`load_record` reads a record back, checking it and saying what is wrong.
+:func:`load_record` reads a record back, checking it (its game is played again from its
+rules, deck and moves, and must come out as recorded) and saying what is wrong.
 """
 
 from __future__ import annotations
@@ -510,7 +511,13 @@ def load_record(path) -> dict:
 
 
 def check_record(record, where: str = "the record") -> None:
-    """``ValueError`` naming the first thing that keeps ``record`` from being a game record."""
+    """``ValueError`` naming the first thing that keeps ``record`` from being a game record.
+
+    Beyond its shape: a record that holds its seed or its deck is played again from its rules,
+    deck and moves, and every state, event and the result must come out as recorded (a record
+    edited by hand fails here rather than in the page that shows it). One that hides both, as
+    ``to_dict(public=True)`` does while the game runs, is checked for its shape only.
+    """
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise ValueError(f"{where!r} is not a game record: it needs \"format\": \"{FORMAT}\" "
                          f"(write one with ten record, ten eval --save-games or ten play --save)")
@@ -532,3 +539,80 @@ def check_record(record, where: str = "the record") -> None:
         if len(step["state"].get("players", ())) != seats:
             raise ValueError(f"{where!r}: step {i} shows {len(step['state'].get('players', ()))} players, "
                              f"the record names {seats}")
+        if "policy" in step and not _is_policy(step["policy"]):
+            raise ValueError(f"{where!r}: step {i}'s policy needs a \"value\" (a number) and \"probs\" "
+                             f"([[action name, probability], ...]); got {json.dumps(step['policy'])[:60]}")
+    if record.get("seed") is not None or record.get("deck") is not None:
+        _check_replay(record, where)
+
+
+def _is_policy(policy) -> bool:
+    def number(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    return (isinstance(policy, dict) and number(policy.get("value")) and isinstance(policy.get("probs"), list)
+            and all(isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and number(pair[1])
+                    for pair in policy["probs"]))
+
+
+def _check_replay(record: dict, where: str) -> None:
+    """``ValueError`` unless the record's rules, deck and moves, played again, give its very
+    states and events, step by step (the policy notes aside): a record that was edited by hand
+    is caught here, not by the page that shows it."""
+    try:
+        rules = Rules(**record["rules"])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where!r}: the record's rules are not rules ten-env plays: {exc}") from None
+    try:
+        rec = Recorder(rules, [player["name"] for player in record["players"]], seed=record.get("seed"),
+                       deck=record.get("deck"), start=record.get("start", 0))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where!r}: the record's game cannot be set up again: {exc}") from None
+    steps = record["steps"]
+    while len(rec.steps) < len(steps) and not rec.game.is_over:
+        i = len(rec.steps)
+        try:
+            rec.act(steps[i]["action"])
+        except ValueError as exc:
+            raise ValueError(f"{where!r}: step {i}, {steps[i]['action']!r}, cannot be played there: {exc}") from None
+    if len(steps) > len(rec.steps):
+        raise ValueError(f"{where!r}: the game is over after step {len(rec.steps) - 1}; the record goes on "
+                         f"to step {len(steps) - 1}")
+    replayed = [("initial", rec.initial, record["initial"])]
+    replayed += [(f"step {i}", {k: v for k, v in mine.items() if k != "policy"},
+                  {k: v for k, v in theirs.items() if k != "policy"})
+                 for i, (mine, theirs) in enumerate(zip(rec.steps, steps))]
+    if record.get("result") is not None:
+        if len(steps) < len(rec.steps) or not rec.game.is_over:
+            raise ValueError(f"{where!r}: the record gives a result, but its game is not over after its "
+                             f"{len(steps)} steps")
+        replayed.append(("result", rec.to_dict()["result"], record["result"]))
+    for name, mine, theirs in replayed:
+        difference = _difference(json.loads(json.dumps(mine)), theirs)  # as JSON holds it: lists, not tuples
+        if difference:
+            raise ValueError(f"{where!r}: {name} is not what the record's rules, deck and moves give: {difference}")
+
+
+def _difference(replayed, recorded, path: str = "") -> str | None:
+    """Where ``recorded`` first differs from ``replayed``, in words; ``None`` where they agree."""
+    if isinstance(replayed, dict) and isinstance(recorded, dict):
+        for key in list(replayed) + [k for k in recorded if k not in replayed]:
+            if key not in recorded or key not in replayed:
+                return f"{path}{key} is {'missing' if key not in recorded else 'not in a record'}"
+            found = _difference(replayed[key], recorded[key], f"{path}{key}.")
+            if found:
+                return found
+        return None
+    if isinstance(replayed, list) and isinstance(recorded, list) and len(replayed) == len(recorded):
+        for i, (a, b) in enumerate(zip(replayed, recorded)):
+            found = _difference(a, b, f"{path.rstrip('.')}[{i}].")
+            if found:
+                return found
+        return None
+    if replayed == recorded and isinstance(replayed, bool) == isinstance(recorded, bool):
+        return None
+    def short(value) -> str:
+        text = json.dumps(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    return f"{path.rstrip('.')} is {short(recorded)} in the record, {short(replayed)} when played again"

@@ -218,6 +218,106 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, messag
     assert {path: path.read_bytes() for path in tmp_path.iterdir()} == before
 
 
+
+def _finished_record(**rules) -> dict:
+    rec = Recorder(Rules(**rules), ["ann", "bob"], seed=5)
+    rng = random.Random(2)
+    while not rec.game.is_over:
+        rec.act(rng.choice(rec.game.legal_actions()))
+    return json.loads(json.dumps(rec.to_dict()))
+
+
+def _first(record: dict, action: str) -> int:
+    return next(i for i, step in enumerate(record["steps"]) if step["action"] == action and not step["forced"])
+
+
+def _edit_coins(record):
+    i = _first(record, "draw")
+    record["steps"][i]["state"]["players"][1]["coins"] += 3
+    return f"step {i} is not what the record's rules, deck and moves give: state.players[1].coins is "
+
+
+def _edit_action(record):
+    i = _first(record, "draw")
+    record["steps"][i]["action"] = "bid_40"
+    return f"step {i}, 'bid_40', cannot be played there: "
+
+
+def _edit_text(record):
+    record["steps"][0]["events"][0]["text"] = "ann wins"
+    return "step 0 is not what the record's rules, deck and moves give: events[0].text is \"ann wins\" in the record"
+
+
+def _extra_step(record):
+    record["steps"].append(record["steps"][-1])
+    return f"the game is over after step {len(record['steps']) - 2}; the record goes on to step {len(record['steps']) - 1}"
+
+
+def _early_result(record):
+    del record["steps"][-5:]
+    return f"the record gives a result, but its game is not over after its {len(record['steps'])} steps"
+
+
+def _bad_rules(record):
+    record["rules"]["num_players"] = 9
+    return "the record's rules are not rules ten-env plays: "
+
+
+def _bad_seed(record):
+    record["seed"] = "lucky"
+    return "the record's game cannot be set up again: "
+
+
+def _other_result(record):
+    record["result"]["scores"][0] += 1
+    return "result is not what the record's rules, deck and moves give: scores[0] is "
+
+
+def _bad_policy(record):
+    record["steps"][0]["policy"] = {"value": "high", "probs": []}
+    return "step 0's policy needs a \"value\" (a number) and \"probs\""
+
+
+@pytest.mark.parametrize("edit", [_edit_coins, _edit_action, _edit_text, _extra_step, _early_result, _bad_rules,
+                                  _bad_seed, _other_result, _bad_policy])
+def test_ten_view_refuses_a_record_its_game_does_not_give(tmp_path, capsys, edit):
+    """A record edited by hand is replayed from its rules, deck and moves, and the first thing
+    that differs is named in one line; the page is not written."""
+    record = _finished_record(num_players=2, payment="manual")
+    check_record(record)  # as written, it replays to the letter
+    message = edit(record)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    assert main(["view", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ten: error: '{path}': {message}") and err.count("\n") == 1, err
+    assert not (tmp_path / "game.html").exists()
+
+
+def test_a_record_without_its_deck_is_checked_for_shape_only():
+    """What ten play --web shows while a game runs hides the seed and the deck: nothing to replay."""
+    rec = Recorder(Rules(num_players=2), ["ann", "bob"], seed=5)
+    rec.act(rec.game.legal_actions()[0])
+    record = json.loads(json.dumps(rec.to_dict(public=True)))
+    assert record["seed"] is None and record["deck"] is None
+    record["steps"][0]["state"]["players"][1]["coins"] += 3
+    check_record(record)
+    record["seed"] = 5
+    with pytest.raises(ValueError, match=r"step 0 is not what .*: state\.players\[1\]\.coins is \d+ in the record"):
+        check_record(record)
+
+
+def test_a_record_of_a_stacked_deck_and_a_policy_replays():
+    rec = Recorder(Rules(jen_level=5), ["me"], deck=["B5", "G3", "B4", "P9", "O1", "$2", "W#"] * 6)
+    while not rec.game.is_over:
+        rec.act(rec.game.legal_actions()[0], policy={"value": 0.25, "probs": [["draw", 1.0]]})
+    record = json.loads(json.dumps(rec.to_dict()))
+    check_record(record)
+    record["deck"][0] = "B6"
+    with pytest.raises(ValueError, match=r"is not what the record's rules, deck and moves give"):
+        check_record(record)
+
+
 def test_ten_eval_saves_its_first_games(tmp_path, capsys):
     out = tmp_path / "eval"
     assert main(["eval", "heuristic", "--levels", "5,6", "--games", "2", "--jobs", "1", "--out", str(out),
