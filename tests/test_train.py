@@ -18,6 +18,7 @@ from agents import PolicyAgent, play_games
 from agents.registry import make_agent
 from agents.safe_load import load_policy
 from ten_env import Rules
+from train.cli import main
 from train.config import load_config, parse_levels, validate
 from train.trainer import train
 
@@ -151,6 +152,31 @@ def test_warm_start_takes_the_network_of_a_trained_model(tmp_path):
     with pytest.raises(ValueError, match=r"has layers \[32\], algorithm.net_arch is \[64\]"):
         validate({"train": {"init_from": str(first)}, "algorithm": {"net_arch": [64]}})
     assert validate({"train": {"init_from": "ppo-jen"}}).train.init_from == "ppo-jen"
+
+
+
+def test_a_warm_start_that_cannot_be_read_leaves_no_run_behind(tmp_path, capsys):
+    """A model whose card and layers pass the config's checks but whose weights are damaged fails
+    at the warm start, after the run's files were written: they go again, so the same command,
+    with the model mended, is not refused as a folder that already holds a run."""
+    import zipfile
+
+    shipped = Path(__file__).resolve().parents[1] / "agents" / "pretrained"
+    with zipfile.ZipFile(shipped / "ppo-jen.zip") as src, zipfile.ZipFile(tmp_path / "m.zip", "w") as out:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            out.writestr(item, data[: len(data) // 2] if item.filename == "policy.pth" else data)
+    (tmp_path / "m.json").write_bytes((shipped / "ppo-jen.json").read_bytes())
+    (tmp_path / "empty").mkdir()
+    for run in ("run", "empty"):
+        argv = ["train", str(CONFIGS / "quick.yaml"), "--set", f"output.dir={tmp_path / run}", "--set",
+                f"train.init_from={tmp_path / 'm.zip'}", "--set", "algorithm.net_arch=[256,256]", "--set",
+                "train.total_steps=128"]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"ten: error: train.init_from: '{tmp_path / 'm.zip'}' is not a MaskablePPO model "
+                              f"file: its policy.pth is not a plain weights file") and err.count("\n") == 1, err
+        assert not (tmp_path / run).exists() if run == "run" else not any((tmp_path / run).iterdir())
 
 
 def _positions(seed: int, pick: int, count: int = 40):

@@ -355,6 +355,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
 
     out_dir = Path(config.output.dir)
     state = _prepare_output(config, out_dir, resume, overwrite)
+    existed = out_dir.exists()  # and empty, unless resumed
     if not resume or not (out_dir / "meta.json").exists():
         _write_run_files(config, out_dir)
     torch.set_num_threads(1)  # small MLPs: threads cost more than they give, and runs stay reproducible
@@ -401,6 +402,10 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
                 warm_start(model.policy, config.train.init_from, sharpen=config.train.init_sharpen)
             except ValueError as exc:
                 venv.close()
+                if not resume:  # the folder held nothing before: leave nothing that reads as a run
+                    shutil.rmtree(out_dir)
+                    if existed:
+                        out_dir.mkdir()
                 raise ValueError(f"train.init_from: {exc}") from None
     remaining = config.train.total_steps - state["timesteps"]
     try:
