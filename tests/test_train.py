@@ -179,6 +179,19 @@ def test_a_warm_start_that_cannot_be_read_leaves_no_run_behind(tmp_path, capsys)
         assert not (tmp_path / run).exists() if run == "run" else not any((tmp_path / run).iterdir())
 
 
+
+@pytest.mark.parametrize("option, message", [
+    (["--address", "auto"], "--address joins a Ray cluster: it is for configs with backend: rllib"),
+    (["--trust-model"], "--trust-model lets an RLlib run's --resume unpickle its checkpoint: it is for configs "
+                        "with backend: rllib (an SB3 run never unpickles)"),
+])
+def test_ray_options_are_refused_for_an_sb3_run(tmp_path, capsys, option, message):
+    out = tmp_path / "run"
+    assert main(["train", str(CONFIGS / "quick.yaml"), "--set", f"output.dir={out}", *option]) == 2
+    assert capsys.readouterr().err == f"ten: error: {message}\n"
+    assert not out.exists()
+
+
 def _positions(seed: int, pick: int, count: int = 40):
     """Observations and masks of ``count`` solitaire positions at JEN 8, each legal move the
     ``pick``-th (0: first, -1: last) of its mask."""

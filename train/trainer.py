@@ -348,6 +348,9 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
                            final_eval=final_eval, verbose=verbose, address=address, trust=trust)
     if address is not None:
         raise ValueError("--address joins a Ray cluster: it is for configs with backend: rllib")
+    if trust:
+        raise ValueError("--trust-model lets an RLlib run's --resume unpickle its checkpoint: it is for configs "
+                         "with backend: rllib (an SB3 run never unpickles)")
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
