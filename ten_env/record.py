@@ -514,9 +514,11 @@ def check_record(record, where: str = "the record") -> None:
     """``ValueError`` naming the first thing that keeps ``record`` from being a game record.
 
     Beyond its shape: a record that holds its seed or its deck is played again from its rules,
-    deck and moves, and every state, event and the result must come out as recorded (a record
-    edited by hand fails here rather than in the page that shows it). One that hides both, as
-    ``to_dict(public=True)`` does while the game runs, is checked for its shape only.
+    deck and moves, and every state, event (not its wording, which versions may change) and the
+    result must come out as recorded; the first step that does not is named (a record edited by
+    hand fails here rather than in the page that shows it). One that hides both, as
+    ``to_dict(public=True)`` does while the game runs, and one whose rules name a ``deck_file``
+    (a file on the machine that made it, not read here) are checked for their shape only.
     """
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise ValueError(f"{where!r} is not a game record: it needs \"format\": \"{FORMAT}\" "
@@ -542,7 +544,8 @@ def check_record(record, where: str = "the record") -> None:
         if "policy" in step and not _is_policy(step["policy"]):
             raise ValueError(f"{where!r}: step {i}'s policy needs a \"value\" (a number) and \"probs\" "
                              f"([[action name, probability], ...]); got {json.dumps(step['policy'])[:60]}")
-    if record.get("seed") is not None or record.get("deck") is not None:
+    if record["rules"].get("deck_file") is None and (record.get("seed") is not None
+                                                     or record.get("deck") is not None):
         _check_replay(record, where)
 
 
@@ -557,8 +560,17 @@ def _is_policy(policy) -> bool:
 
 def _check_replay(record: dict, where: str) -> None:
     """``ValueError`` unless the record's rules, deck and moves, played again, give its very
-    states and events, step by step (the policy notes aside): a record that was edited by hand
-    is caught here, not by the page that shows it."""
+    states and events, step by step (the policy notes and the events' wording aside, which may
+    change between versions): a record that was edited by hand is caught here, not by the page
+    that shows it."""
+    def differs(name: str, replayed, recorded) -> None:
+        difference = _difference(_comparable(replayed), _comparable(recorded))
+        if difference:
+            raise ValueError(f"{where!r}: {name} is not what the record's rules, deck and moves give: {difference}")
+
+    if record.get("deck") is not None and not isinstance(record["deck"], list):
+        raise ValueError(f"{where!r}: the record's deck must be a list of cards from the top, "
+                         f"got {json.dumps(record['deck'])[:40]}")
     try:
         rules = Rules(**record["rules"])
     except (TypeError, ValueError) as exc:
@@ -568,29 +580,41 @@ def _check_replay(record: dict, where: str) -> None:
                        deck=record.get("deck"), start=record.get("start", 0))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where!r}: the record's game cannot be set up again: {exc}") from None
-    steps = record["steps"]
-    while len(rec.steps) < len(steps) and not rec.game.is_over:
-        i = len(rec.steps)
+    differs("initial", rec.initial, record["initial"])
+    steps, checked = record["steps"], 0
+    while True:
+        for j in range(checked, min(len(rec.steps), len(steps))):  # the last move and the forced ones after it
+            differs(f"step {j}", rec.steps[j], steps[j])
+        checked = i = len(rec.steps)
+        if i >= len(steps):
+            break
+        if rec.game.is_over:
+            raise ValueError(f"{where!r}: the game is over after step {i - 1}; the record goes on to step "
+                             f"{len(steps) - 1}")
         try:
             rec.act(steps[i]["action"])
         except ValueError as exc:
             raise ValueError(f"{where!r}: step {i}, {steps[i]['action']!r}, cannot be played there: {exc}") from None
-    if len(steps) > len(rec.steps):
-        raise ValueError(f"{where!r}: the game is over after step {len(rec.steps) - 1}; the record goes on "
-                         f"to step {len(steps) - 1}")
-    replayed = [("initial", rec.initial, record["initial"])]
-    replayed += [(f"step {i}", {k: v for k, v in mine.items() if k != "policy"},
-                  {k: v for k, v in theirs.items() if k != "policy"})
-                 for i, (mine, theirs) in enumerate(zip(rec.steps, steps))]
-    if record.get("result") is not None:
-        if len(steps) < len(rec.steps) or not rec.game.is_over:
-            raise ValueError(f"{where!r}: the record gives a result, but its game is not over after its "
-                             f"{len(steps)} steps")
-        replayed.append(("result", rec.to_dict()["result"], record["result"]))
-    for name, mine, theirs in replayed:
-        difference = _difference(json.loads(json.dumps(mine)), theirs)  # as JSON holds it: lists, not tuples
-        if difference:
-            raise ValueError(f"{where!r}: {name} is not what the record's rules, deck and moves give: {difference}")
+    over = len(steps) == len(rec.steps) and rec.game.is_over
+    if over != (record.get("result") is not None):
+        raise ValueError(f"{where!r}: the record " + (f"gives no result, but its game is over after its {len(steps)} "
+                                                      f"steps" if over else f"gives a result, but its game is not "
+                                                                            f"over after its {len(steps)} steps"))
+    if over:
+        differs("result", rec.to_dict()["result"], record["result"])
+
+
+def _comparable(data):
+    """``data`` as JSON holds it (lists, not tuples), less what may differ between two records of
+    the same game: a step's policy note and the wording of its events."""
+    data = json.loads(json.dumps(data))
+    if isinstance(data, dict) and "events" in data:
+        data.pop("policy", None)
+        if isinstance(data["events"], list):
+            for event in data["events"]:
+                if isinstance(event, dict):
+                    event.pop("text", None)
+    return data
 
 
 def _difference(replayed, recorded, path: str = "") -> str | None:
@@ -615,4 +639,4 @@ def _difference(replayed, recorded, path: str = "") -> str | None:
         text = json.dumps(value)
         return text if len(text) <= 40 else text[:37] + "..."
 
-    return f"{path.rstrip('.')} is {short(recorded)} in the record, {short(replayed)} when played again"
+    return f"{path.rstrip('.') or 'it'} is {short(recorded)} in the record, {short(replayed)} when played again"

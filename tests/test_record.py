@@ -243,9 +243,34 @@ def _edit_action(record):
     return f"step {i}, 'bid_40', cannot be played there: "
 
 
-def _edit_text(record):
-    record["steps"][0]["events"][0]["text"] = "ann wins"
-    return "step 0 is not what the record's rules, deck and moves give: events[0].text is \"ann wins\" in the record"
+def _edit_event(record):
+    i = _first(record, "draw")
+    card = record["steps"][i]["events"][0]["card"]
+    record["steps"][i]["events"][0]["card"] = "B1" if card != "B1" else "B2"
+    return f"step {i} is not what the record's rules, deck and moves give: events[0].card is "
+
+
+def _edit_move(record):
+    # a legal move other than the one played: named at its own step, not where the replay breaks later
+    i = _first(record, "stop_numbers")
+    record["steps"][i]["action"] = "draw"
+    return (f"step {i} is not what the record's rules, deck and moves give: events[0].kind is \"take_numbers\" "
+            f"in the record, \"draw\" when played again")
+
+
+def _no_result(record):
+    record["result"] = None
+    return f"the record gives no result, but its game is over after its {len(record['steps'])} steps"
+
+
+def _bad_deck(record):
+    record["deck"] = 5
+    return "the record's deck must be a list of cards from the top, got 5"
+
+
+def _other_root(record):
+    record["result"] = [1]
+    return "result is not what the record's rules, deck and moves give: it is [1] in the record"
 
 
 def _extra_step(record):
@@ -278,8 +303,9 @@ def _bad_policy(record):
     return "step 0's policy needs a \"value\" (a number) and \"probs\""
 
 
-@pytest.mark.parametrize("edit", [_edit_coins, _edit_action, _edit_text, _extra_step, _early_result, _bad_rules,
-                                  _bad_seed, _other_result, _bad_policy])
+@pytest.mark.parametrize("edit", [_edit_coins, _edit_action, _edit_event, _edit_move, _extra_step, _early_result,
+                                  _no_result, _bad_rules, _bad_seed, _bad_deck, _other_result, _other_root,
+                                  _bad_policy])
 def test_ten_view_refuses_a_record_its_game_does_not_give(tmp_path, capsys, edit):
     """A record edited by hand is replayed from its rules, deck and moves, and the first thing
     that differs is named in one line; the page is not written."""
@@ -292,6 +318,25 @@ def test_ten_view_refuses_a_record_its_game_does_not_give(tmp_path, capsys, edit
     err = capsys.readouterr().err
     assert err.startswith(f"ten: error: '{path}': {message}") and err.count("\n") == 1, err
     assert not (tmp_path / "game.html").exists()
+
+
+def test_the_wording_of_events_may_differ_between_versions():
+    """A record saved by an earlier version, whose events were worded otherwise ("you draws"),
+    still replays: what happened is compared, not how it was said."""
+    record = _finished_record(num_players=2)
+    for step in record["steps"]:
+        for event in step["events"]:
+            event["text"] = event["text"].upper()
+    check_record(record)
+
+
+def test_a_record_of_a_deck_file_is_checked_for_shape_only(tmp_path):
+    """Its deck is a file on the machine that made it: the record is not replayed, and nothing it
+    names is read."""
+    record = _finished_record(num_players=2)
+    record["rules"]["deck_file"] = str(tmp_path / "nowhere.json")
+    record["steps"][3]["state"]["players"][1]["coins"] += 3
+    check_record(record)
 
 
 def test_a_record_without_its_deck_is_checked_for_shape_only():

@@ -168,7 +168,9 @@ def test_a_warm_start_that_cannot_be_read_leaves_no_run_behind(tmp_path, capsys)
             out.writestr(item, data[: len(data) // 2] if item.filename == "policy.pth" else data)
     (tmp_path / "m.json").write_bytes((shipped / "ppo-jen.json").read_bytes())
     (tmp_path / "empty").mkdir()
-    for run in ("run", "empty"):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")  # output.dir a link to an empty folder
+    for run in ("run", "empty", "link"):
         argv = ["train", str(CONFIGS / "quick.yaml"), "--set", f"output.dir={tmp_path / run}", "--set",
                 f"train.init_from={tmp_path / 'm.zip'}", "--set", "algorithm.net_arch=[256,256]", "--set",
                 "train.total_steps=128"]
@@ -177,6 +179,7 @@ def test_a_warm_start_that_cannot_be_read_leaves_no_run_behind(tmp_path, capsys)
         assert err.startswith(f"ten: error: train.init_from: '{tmp_path / 'm.zip'}' is not a MaskablePPO model "
                               f"file: its policy.pth is not a plain weights file") and err.count("\n") == 1, err
         assert not (tmp_path / run).exists() if run == "run" else not any((tmp_path / run).iterdir())
+    assert (tmp_path / "link").is_symlink() and (tmp_path / "elsewhere").is_dir()
 
 
 

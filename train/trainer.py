@@ -310,6 +310,23 @@ def _config_differences(old: dict, new: dict) -> list[str]:
     return [key for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
 
 
+def _clear_new_run(out_dir: Path, existed: bool) -> None:
+    """Take away what a new run that failed before training wrote (its folder held nothing before,
+    see :func:`_prepare_output`), so that nothing there reads as a run: the folder's contents,
+    or the folder if this run made it. Best effort: the failure is what gets reported."""
+    try:
+        if not existed:
+            shutil.rmtree(out_dir)
+            return
+        for child in out_dir.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+    except OSError:
+        pass
+
+
 def _write_run_files(config: Config, out_dir: Path):
     import sb3_contrib
     import stable_baselines3
@@ -405,10 +422,8 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
                 warm_start(model.policy, config.train.init_from, sharpen=config.train.init_sharpen)
             except ValueError as exc:
                 venv.close()
-                if not resume:  # the folder held nothing before: leave nothing that reads as a run
-                    shutil.rmtree(out_dir)
-                    if existed:
-                        out_dir.mkdir()
+                if not resume:
+                    _clear_new_run(out_dir, existed)
                 raise ValueError(f"train.init_from: {exc}") from None
     remaining = config.train.total_steps - state["timesteps"]
     try:
