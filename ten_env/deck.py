@@ -55,10 +55,14 @@ def _load(path: str) -> DeckSpec:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise DeckFileError(f"deck file {path!r} cannot be read: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise DeckFileError(f"deck file {path!r} is not text: a deck file is JSON") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DeckFileError(f"deck file {path!r} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise DeckFileError(f"deck file {path!r} is not a deck: its JSON is nested too deeply") from None
     return parse_deck(data, source=path)
 
 

@@ -166,6 +166,11 @@ def test_deck_file_that_is_not_json(tmp_path):
     path = _write(tmp_path, '{"cards": [')
     message = _load_error(path)
     assert "not valid JSON" in message and path in message
+    binary = tmp_path / "deck.bin"
+    binary.write_bytes(bytes([0xD0, 0xFF, 0x00]))
+    assert _load_error(str(binary)) == f"deck file {str(binary)!r} is not text: a deck file is JSON"
+    deep = _write(tmp_path, "[" * 100_000, name="deep.json")
+    assert _load_error(deep) == f"deck file {deep!r} is not a deck: its JSON is nested too deeply"
 
 
 @pytest.mark.parametrize("document", [{}, {"deck": []}, [], {"cards": {"B1": 3}}, {"cards": "B1"}])
