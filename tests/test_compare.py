@@ -173,6 +173,24 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
     assert main(["compare", str(paths[0]), "--paired"]) == 2
     assert capsys.readouterr().err.strip() == (
         "ten: error: --paired compares every other agent with the first: give two agents' reports or more")
+
+    # --confidence: the intervals at another level, named in the header
+    wide, _ = compare.paired_rows([base, other], confidence=0.99)
+    c99 = compare.paired_comparison(compare.deal_results(base["matchups"][0]),
+                                    compare.deal_results(other["matchups"][0]), confidence=0.99)
+    assert c99["ci_low"] < c["ci_low"] and wide[0][5] == (
+        f"{100 * c99['difference']:+.1f} ({100 * c99['ci_low']:+.1f} to {100 * c99['ci_high']:+.1f})")
+    assert main(["compare", *map(str, paths), "--paired", "--confidence", "0.983625"]) == 0
+    assert "difference, points (98.3625% CI)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as info:
+        main(["compare", *map(str, paths), "--paired", "--confidence", "1.5"])
+    captured = capsys.readouterr()
+    assert info.value.code == 2 and captured.err.endswith(
+        "error: argument --confidence: must be a number between 0 and 1, such as 0.95, got '1.5'\n")
+    assert main(["compare", *map(str, paths), "--confidence", "0.9"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "ten: error: --confidence sets the intervals of --paired: give --paired too\n"
+    assert captured.out == ""
     broken = json.loads(json.dumps(other))
     broken["matchups"][0]["per_game"]["margins"].pop()
     paths[1].write_text(json.dumps(broken))

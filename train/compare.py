@@ -1,4 +1,4 @@
-"""``ten compare REPORT.json ... [-o ladder.png] [--markdown] [--paired]``: JEN ladders side by side.
+"""``ten compare REPORT.json ... [-o ladder.png] [--markdown] [--paired [--confidence C]]``: JEN ladders side by side.
 
 Reads the ``report.json`` files that ``ten eval`` writes for the JEN ladder and shows
 every agent's win rate at each level, with its 95% Wilson interval, in one table and
@@ -11,7 +11,7 @@ a game twice would narrow the interval without measuring anything.
 
 ``--paired`` also compares every other agent with the first, deal by deal: at each level,
 on the deck seeds both played under the same rules, the deals only one of them won, the
-difference of their win rates with its 95% interval, McNemar's exact p-value and the
+difference of their win rates with its 95% interval (``--confidence`` sets another level), McNemar's exact p-value and the
 difference of their mean margins (:func:`train.stats.paired_comparison`), and a row ``all``
 with the deals of every level pooled. The same deal played by both agents cancels the part
 of the noise that is the deal's luck (about a third of it at JEN 9, the README says), so the
@@ -197,15 +197,19 @@ def _markdown(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-PAIRED_HEADER = ["agent", "level", "deals", "win rates", "won by one only", "difference, points (95% CI)",
-                 "McNemar p", "margin difference (95% CI)"]
+def paired_header(confidence: float = 0.95) -> list[str]:
+    """The columns of the ``--paired`` table, its intervals at ``confidence``."""
+    ci = f"{100 * confidence:.10g}% CI"
+    return ["agent", "level", "deals", "win rates", "won by one only", f"difference, points ({ci})",
+            "McNemar p", f"margin difference ({ci})"]
 
 
-def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
+def paired_rows(reports: list[dict], confidence: float = 0.95) -> tuple[list[list[str]], list[str]]:
     """Every other agent against the first, level by level, on the deals both played: the rows
-    (see ``PAIRED_HEADER``; the win rates and the deals won by one only are the first agent's,
-    then this one's), with a row ``all`` pooling the deals of every level where an agent pairs
-    at more than one, and a note for each level that could not be paired, saying why."""
+    (see :func:`paired_header`; the win rates and the deals won by one only are the first agent's,
+    then this one's; the intervals at ``confidence``), with a row ``all`` pooling the deals of
+    every level where an agent pairs at more than one, and a note for each level that could not
+    be paired, saying why."""
     if len(reports) < 2:
         raise ValueError("--paired compares every other agent with the first: give two agents' reports or more")
     base, rows, notes = reports[0], [], []
@@ -232,12 +236,12 @@ def paired_rows(reports: list[dict]) -> tuple[list[list[str]], list[str]]:
             if shared < 2:
                 notes.append(f"{name} at JEN {level}: {shared} deals in common with {base['agent']}, not paired")
                 continue
-            rows.append(_paired_row(name, f"JEN {level}", paired_comparison(mine, theirs)))
+            rows.append(_paired_row(name, f"JEN {level}", paired_comparison(mine, theirs, confidence)))
             pooled_mine.update({(level, seed): result for seed, result in mine.items()})
             pooled_theirs.update({(level, seed): result for seed, result in theirs.items()})
             levels += 1
         if levels > 1:
-            rows.append(_paired_row(name, "all", paired_comparison(pooled_mine, pooled_theirs)))
+            rows.append(_paired_row(name, "all", paired_comparison(pooled_mine, pooled_theirs, confidence)))
     return rows, notes
 
 
@@ -250,16 +254,16 @@ def _paired_row(name: str, level: str, c: dict) -> list[str]:
             f"{c['margin_difference']:+.2f} ({c['margin_ci_low']:+.2f} to {c['margin_ci_high']:+.2f})"]
 
 
-def format_paired(reports: list[dict], markdown: bool = False) -> str:
+def format_paired(reports: list[dict], markdown: bool = False, confidence: float = 0.95) -> str:
     """The ``--paired`` section: a title, the table (text or Markdown) and the notes."""
-    rows, notes = paired_rows(reports)
+    rows, notes = paired_rows(reports, confidence)
     title = f"paired with {reports[0]['agent']}, on the deals both played (difference = agent - {reports[0]['agent']}):"
     if not rows:
         table = "no level to pair"
     elif markdown:
-        table = _markdown(PAIRED_HEADER, rows)
+        table = _markdown(paired_header(confidence), rows)
     else:
-        table = _text(PAIRED_HEADER, rows)
+        table = _text(paired_header(confidence), rows)
     return "\n".join([title, table, *notes])
 
 
@@ -309,6 +313,17 @@ def plot(reports: list[dict], path) -> None:
     figure.savefig(path, dpi=120)
 
 
+def confidence_level(text: str) -> float:
+    """The argparse ``type`` of ``--confidence``: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, such as 0.95, got {text!r}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files of ten eval's ladder")
     parser.add_argument("-o", "--out", metavar="PNG", help="also draw every agent's ladder in this PNG file")
@@ -316,6 +331,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paired", action="store_true",
                         help="also compare every other agent with the first, deal by deal, on the deck seeds "
                              "both played: the win-rate difference with its 95%% interval, McNemar's p, the margin")
+    parser.add_argument("--confidence", type=confidence_level, default=0.95, metavar="C",
+                        help="--paired: the confidence of its intervals, between 0 and 1 (default 0.95; e.g. "
+                             "0.983625 for the first look of a sequential test that spends 0.016375 there)")
 
 
 def run(args) -> int:
@@ -325,8 +343,10 @@ def run(args) -> int:
         make_writable(out.parent)
     if args.paired:
         need_training_extra("ten compare --paired", "scipy")
+    elif args.confidence != 0.95:
+        raise ValueError("--confidence sets the intervals of --paired: give --paired too")
     reports = combine([load_report(path) for path in args.reports])
-    paired = format_paired(reports, args.markdown) if args.paired else None  # its errors before any output
+    paired = format_paired(reports, args.markdown, args.confidence) if args.paired else None  # its errors before any output
     print(format_markdown(reports) if args.markdown else format_text(reports))
     if paired is not None:
         print()
