@@ -138,6 +138,19 @@ def test_the_replay_page_opens_from_disk_and_steps(browser, replay):
     assert _errors(browser) == []
 
 
+def test_a_save_that_fails_at_the_end_does_not_refuse_the_last_move(tmp_path, capsys):
+    """The folder of --save has gone when the game ends: the last move is played and answered as
+    every move is, and the terminal says the record is not saved yet."""
+    save = tmp_path / "gone" / "g.json"
+    web = WebGame(Rules(num_players=2), {1: HeuristicAgent()}, ["you", "heuristic"], seed=3, save=save)
+    record = web.record()
+    while record["result"] is None:
+        record = web.act(web.rec.game.legal_action_names()[0])
+    assert web.rec.game.is_over and not save.exists()
+    assert capsys.readouterr().err == (f"ten: warning: the game is over but not saved: cannot write {str(save)!r}: "
+                                       f"No such file or directory; it is tried again when the server stops\n")
+
+
 @pytest.fixture()
 def web_game():
     """A live game against two agents, served on a free port in this process."""

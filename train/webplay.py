@@ -24,6 +24,7 @@ from __future__ import annotations
 import errno
 import json
 import signal
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -53,7 +54,11 @@ class WebGame:
         while not game.is_over and game.current_player != self.you:
             agent_move(self.rec, self.players[game.current_player])
         if game.is_over and self.save:
-            save_record(self.rec.to_dict(), self.save)
+            try:
+                save_record(self.rec.to_dict(), self.save)
+            except ValueError as exc:  # the move was played: the page shows the end, the terminal says why
+                print(f"ten: warning: the game is over but not saved: {exc}; it is tried again when the server "
+                      f"stops", file=sys.stderr, flush=True)
 
     def act(self, action) -> dict:
         """Play the person's ``action`` (a name) and the agents' replies; the record. ``ValueError``
