@@ -622,7 +622,8 @@ def _difference(replayed, recorded, path: str = "") -> str | None:
     if isinstance(replayed, dict) and isinstance(recorded, dict):
         for key in list(replayed) + [k for k in recorded if k not in replayed]:
             if key not in recorded or key not in replayed:
-                return f"{path}{key} is {'missing' if key not in recorded else 'not in a record'}"
+                return f"{path}{key} is " + ("missing from the record" if key not in recorded
+                                             else "in the record, not when played again")
             found = _difference(replayed[key], recorded[key], f"{path}{key}.")
             if found:
                 return found
@@ -635,6 +636,7 @@ def _difference(replayed, recorded, path: str = "") -> str | None:
         return None
     if replayed == recorded and isinstance(replayed, bool) == isinstance(recorded, bool):
         return None
+
     def short(value) -> str:
         text = json.dumps(value)
         return text if len(text) <= 40 else text[:37] + "..."

@@ -181,6 +181,8 @@ def gains(counts) -> list[int]:
     numbered, supers = counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD], counts[C.SUPER_WILD]
     if supers > 1 or max(numbered) > 1:  # copies to share: each card is scored with it added
         for card in (*range(C.NUM_NUMBER_CARDS), *range(C.FIRST_COLOUR_WILD, C.SUPER_WILD)):
+            if card < C.NUM_NUMBER_CARDS and counts[card]:
+                continue  # a number held already adds nothing
             counts[card] += 1
             out[card] = score_counts(counts) - base
             counts[card] -= 1

@@ -11,9 +11,9 @@ a game twice would narrow the interval without measuring anything.
 
 ``--paired`` also compares every other agent with the first, deal by deal: at each level,
 on the deck seeds both played under the same rules, the deals only one of them won, the
-difference of their win rates with its 95% interval (``--confidence`` sets another level), McNemar's exact p-value and the
-difference of their mean margins (:func:`train.stats.paired_comparison`), and a row ``all``
-with the deals of every level pooled. The same deal played by both agents cancels the part
+difference of their win rates with its 95% interval (``--confidence`` sets another level),
+McNemar's exact p-value and the difference of their mean margins
+(:func:`train.stats.paired_comparison`), and a row ``all`` with the deals of every level pooled. The same deal played by both agents cancels the part
 of the noise that is the deal's luck (about a third of it at JEN 9, the README says), so the
 difference is measured more tightly than by two unpaired intervals. It needs the reports'
 ``per_game`` entries, which ``ten eval`` writes (reports from before it did are left out,
