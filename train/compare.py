@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ten_env.rules import JEN_LEVELS
 
-from .options import check_output, make_writable, need_training_extra
+from .options import check_output, make_writable, need_training_extra, real_number
 from .stats import ladder_rank, paired_comparison, wilson_interval
 
 _SUMMED = ("games", "wins", "shared_wins")
@@ -313,15 +313,7 @@ def plot(reports: list[dict], path) -> None:
     figure.savefig(path, dpi=120)
 
 
-def confidence_level(text: str) -> float:
-    """The argparse ``type`` of ``--confidence``: a number strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, such as 0.95, got {text!r}")
-    return value
+_confidence = real_number("--confidence", "a number between 0 and 1, such as 0.95", lambda value: 0 < value < 1)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -331,7 +323,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paired", action="store_true",
                         help="also compare every other agent with the first, deal by deal, on the deck seeds "
                              "both played: the win-rate difference with its 95%% interval, McNemar's p, the margin")
-    parser.add_argument("--confidence", type=confidence_level, default=0.95, metavar="C",
+    parser.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
                         help="--paired: the confidence of its intervals, between 0 and 1 (default 0.95; e.g. "
                              "0.983625 for the first look of a sequential test that spends 0.016375 there)")
 
