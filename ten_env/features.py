@@ -6,7 +6,7 @@ arithmetic an MLP does badly: the odds that the next draw busts (a sum over the
 deck's counts with a threshold set by the tableau's total), and what one more card
 of each kind would add to a player's score (the longest runs, wildcards placed
 where they help most). A network trained on the search's decisions with them wins
-about a point more at JEN 8 than the same recipe without them (see README,
+about a point more at JEN 8 than the same recipe without them (see docs/research.md,
 "Distilling the search into a network").
 
 The environments' observations are unchanged. A model whose observation has
