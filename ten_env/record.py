@@ -51,7 +51,7 @@ import tempfile
 from pathlib import Path
 
 from . import cards as C
-from .game import BUST_LIMIT, JEN_SEAT, MAX_COINS, Game
+from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game
 from .payment import BUST_TOKEN_VALUE
 from .rules import Rules
 from .scoring import best_layout, hand_score
@@ -309,7 +309,7 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
                 winner, price = (before.high_bidder, before.high_bid) if name == "pass" else (seat, int(name[4:]))
                 say("auction_won", winner, f"{_does(labels[winner], 'wins')} {card_name} for {price}",
                     card=card_name, price=price)
-    elif phase in ("buy", "bust", "final_buy"):
+    elif phase in BUY_PHASES:
         if name == "pass":
             if phase == "bust":
                 say("no_buy", seat, f"{_does(who, 'takes')} the bust token: no buy")
@@ -344,7 +344,7 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
 def _charged(before: Game, name: str, seat: int) -> tuple[int, int, int] | None:
     """``(payer, card, price)`` when ``seat`` taking the action ``name`` in ``before``
     charged a price: a buy, or the last word of an auction that somebody won."""
-    if before.phase in ("buy", "bust", "final_buy") and name.startswith("buy_"):
+    if before.phase in BUY_PHASES and name.startswith("buy_"):
         card = C.parse(name[4:])
         return seat, card, C.number(card)
     if before.phase == "auction" and before.bids_left == 1:
