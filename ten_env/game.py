@@ -753,15 +753,17 @@ class Game:
         return self.solitaire and seat == JEN_SEAT
 
     def _jen_view(self) -> jen.JenView:
-        rival = 1 - JEN_SEAT
+        # Wealth matters to her only in an auction, and counting it was most of the cost of
+        # her many draw decisions in a search's rollouts, so it is counted only there.
+        auction = self.phase == "auction"
         return jen.JenView(
             phase=self.phase,
             level=self.rules.jen_level,
             net_total=self.net_total,
             can_draw=bool(self.deck),
             first_to_bid=jen.first_to_bid(JEN_SEAT, self.active_player, self.num_players),
-            rival_wealth=self.wealth(rival, duplicates_only=True),
-            own_wealth=self.wealth(JEN_SEAT, duplicates_only=True),
+            rival_wealth=self.wealth(1 - JEN_SEAT, duplicates_only=True) if auction else 0,
+            own_wealth=self.wealth(JEN_SEAT, duplicates_only=True) if auction else 0,
             high_bid=self.high_bid,
             min_bid=self.rules.min_bid,
             max_bid=self.rules.max_bid,

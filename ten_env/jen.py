@@ -26,6 +26,9 @@ from .actions import BID_BASE, DRAW, PASS, STOP_NUMBERS
 
 @dataclass(frozen=True)
 class JenView:
+    """What she looks at. ``first_to_bid``, the wealths and the bids matter only in an
+    auction (the engine leaves the wealths at 0 elsewhere)."""
+
     phase: str  # "draw", "auction", "buy", "final_buy", "bust"
     level: int = 10
     net_total: int = 0
