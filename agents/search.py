@@ -120,13 +120,15 @@ def rollout_action(game: Game) -> int:
         return next(a for a in legal if a >= FIRST_PAY_CARD)
     # buy, bust, final_buy: the cheapest card that adds to the score, if the coins cover it
     hand, coins = game.hands[seat], game.coins[seat]
+    affordable = [action for action in legal if action != PASS and C.number(action - FIRST_BUY) <= coins]
+    if not affordable:
+        return PASS
+    before = hand_score(hand)
     best, best_gain = PASS, 0
-    for action in legal:
-        card = action - FIRST_BUY
-        if action != PASS and C.number(card) <= coins:
-            gain = _gain(hand, card)
-            if gain > best_gain:
-                best, best_gain = action, gain
+    for action in affordable:
+        gain = _gain(hand, action - FIRST_BUY, before)
+        if gain > best_gain:
+            best, best_gain = action, gain
     return best
 
 
@@ -144,8 +146,10 @@ def _bust_chance(game: Game) -> float:
     return busting / len(unseen)
 
 
-def _gain(hand: list[int], card: int) -> int:
-    before = hand_score(hand)
+def _gain(hand: list[int], card: int, before: int | None = None) -> int:
+    """What one more ``card`` adds to ``hand``'s score (``before``: its score now, if known)."""
+    if before is None:
+        before = hand_score(hand)
     hand[card] += 1
     after = hand_score(hand)
     hand[card] -= 1
