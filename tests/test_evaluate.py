@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import subprocess
 import sys
+import time
 from statistics import NormalDist
 
 import numpy as np
@@ -597,3 +599,156 @@ def test_a_table_of_more_than_five_is_refused_naming_the_allowed_sizes(capsys):
     with pytest.raises(ValueError, match=r"give 1-4 opponents \(a table has 2-5 players: you and 1-4 "
                                          r"opponents\), got 5"):
         E.evaluate("heuristic", opponents=["random"] * 5, games=1, jobs=1)
+
+
+# --------------------------------------------------------------------------- --resume
+
+
+def _ladder_args(out, *extra):
+    return ["heuristic", "--levels", "4,5", "--games", "10", "--out", str(out), *extra]
+
+
+def _without_timing(report: dict) -> dict:
+    for matchup in report["matchups"]:
+        matchup.pop("seconds_per_decision")
+    return report
+
+
+def _interrupt_after(monkeypatch, chunks_to_play: int) -> list:
+    """Make the next evaluation stop (as Ctrl-C would) once ``chunks_to_play`` chunks are played."""
+    played = []
+    real = runner.play_chunk
+
+    def play(chunk, cache):
+        if len(played) == chunks_to_play:
+            raise KeyboardInterrupt
+        played.append(chunk)
+        return real(chunk, cache)
+
+    monkeypatch.setattr(runner, "play_chunk", play)
+    return played
+
+
+def test_an_interrupted_evaluation_resumes_to_the_report_of_an_unbroken_run(tmp_path, capsys, monkeypatch):
+    whole, broken = tmp_path / "whole", tmp_path / "broken"
+    assert E.main(_ladder_args(whole, "--jobs", "1")) == 0
+    assert not (whole / "progress.jsonl").exists()  # a finished run leaves its report only
+    capsys.readouterr()
+
+    with monkeypatch.context() as patch:
+        before = _interrupt_after(patch, 2)
+        assert E.main(_ladder_args(broken, "--jobs", "1")) == 130
+    err = capsys.readouterr().err
+    assert "--resume" in err and "interrupted" in err
+    assert not (broken / "report.json").exists()
+    kept = sum(chunk.games for chunk in before)
+    assert 0 < kept < 20
+
+    # A line cut short by a kill mid-write is dropped: its chunk is played again.
+    with open(broken / "progress.jsonl", "a") as journal:
+        journal.write('{"chunk": [1, 0, 4], "results": {"ga')
+
+    with monkeypatch.context() as patch:
+        again = _interrupt_after(patch, 1)
+        assert E.main(_ladder_args(broken, "--jobs", "1", "--resume")) == 130
+    assert f"{kept} of 20 games already played" in capsys.readouterr().out
+    kept += again[0].games
+
+    # Resumed on two worker processes: only the rest is played, and the report is the unbroken run's.
+    assert E.main(_ladder_args(broken, "--jobs", "2", "--resume")) == 0
+    out = capsys.readouterr().out
+    assert f"{kept} of 20 games already played" in out
+    assert _without_timing(json.loads((broken / "report.json").read_text())) == \
+        _without_timing(json.loads((whole / "report.json").read_text()))
+    assert not (broken / "progress.jsonl").exists()
+
+
+def test_resume_plays_only_the_chunks_the_journal_lacks(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "eval"
+    with monkeypatch.context() as patch:
+        first = _interrupt_after(patch, 3)
+        assert E.main(_ladder_args(out, "--jobs", "1")) == 130
+    with monkeypatch.context() as patch:
+        second = _interrupt_after(patch, 100)
+        assert E.main(_ladder_args(out, "--jobs", "1", "--resume")) == 0
+    seeds = lambda chunks: {(c.index, c.first_seed, c.games) for c in chunks}  # noqa: E731
+    assert not seeds(first) & seeds(second)
+    assert sum(c.games for c in first + second) == 20
+    report = json.loads((out / "report.json").read_text())
+    assert [m["games"] for m in report["matchups"]] == [10, 10]
+    assert [m["per_game"]["deck_seeds"] for m in report["matchups"]] == [[0, 9], [0, 9]]
+
+
+def test_resume_refusals_are_one_line_and_change_nothing(tmp_path, capsys, monkeypatch):
+    missing = tmp_path / "missing"
+    assert E.main(_ladder_args(missing, "--jobs", "1", "--resume")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no evaluation to resume (no progress.jsonl)" in err
+    assert not missing.exists()
+
+    out = tmp_path / "eval"
+    with monkeypatch.context() as patch:
+        _interrupt_after(patch, 1)
+        assert E.main(_ladder_args(out, "--jobs", "1")) == 130
+    capsys.readouterr()
+    journal = (out / "progress.jsonl").read_text()
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("played games before refusing")
+
+    cases = [
+        (["heuristic", "--levels", "4,5", "--games", "12", "--out", str(out), "--resume"], "differs in: games"),
+        (["random", "--levels", "4,5", "--games", "10", "--out", str(out), "--resume"], "differs in: agent"),
+        (["heuristic", "--levels", "4", "--games", "10", "--out", str(out), "--resume"], "differs in: matchups"),
+        (["heuristic", "--levels", "4,5", "--games", "10", "--seed", "3", "--out", str(out), "--resume"],
+         "differs in: seed"),
+        (["heuristic", "--levels", "4,5", "--games", "10", "--max-bid", "30", "--out", str(out), "--resume"],
+         "differs in: matchups"),
+        (_ladder_args(out, "--resume", "--overwrite"), "--resume goes on with the evaluation"),
+        (_ladder_args(out), "holds an unfinished evaluation (progress.jsonl): use --resume"),
+    ]
+    with monkeypatch.context() as patch:
+        patch.setattr(E, "play_matchups", no_games)
+        for argv, message in cases:
+            assert E.main(argv + ["--jobs", "1"]) == 2, argv
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and message in err, (argv, err)
+            assert (out / "progress.jsonl").read_text() == journal
+        # damage that is not a cut-short last line
+        lines = journal.splitlines()
+        (out / "progress.jsonl").write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
+        assert E.main(_ladder_args(out, "--jobs", "1", "--resume")) == 2
+        assert "is damaged (line 2); start again with --overwrite" in capsys.readouterr().err
+        (out / "progress.jsonl").write_text('{"some": "other file"}\n')
+        assert E.main(_ladder_args(out, "--jobs", "1", "--resume")) == 2
+        assert "is not a ten eval journal of this version" in capsys.readouterr().err
+    assert not (out / "report.json").exists()
+
+    # --overwrite starts again
+    assert E.main(_ladder_args(out, "--jobs", "1", "--overwrite")) == 0
+    assert json.loads((out / "report.json").read_text())["games"] == 10
+    assert not (out / "progress.jsonl").exists()
+
+
+def test_journal_results_read_back_as_they_were():
+    from train.journal import results_from_json, results_to_json
+
+    results = play_games([HeuristicAgent()], Rules(jen_level=6), n=3, seed=11)
+    assert results_from_json(json.loads(json.dumps(results_to_json(results)))) == results
+
+
+def test_ctrl_c_ends_the_workers_at_once(monkeypatch):
+    # Each chunk is a long search: waiting for the workers to finish it would take minutes.
+    tasks = runner.chunks([(("search:400",), Rules(jen_level=10))], games=4, seed=0, jobs=2)
+    real_wait = runner.wait
+
+    def wait_then_interrupt(pending, **kwargs):
+        real_wait(pending, timeout=3)  # the workers have started their chunks
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "wait", wait_then_interrupt)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_chunks(tasks, runner.play_chunk, 2, {}, lambda task, result: None)
+    assert time.monotonic() - started < 30
+    assert not multiprocessing.active_children()

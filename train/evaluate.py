@@ -48,13 +48,16 @@ each game's outcome and margin, ``per_game``, for ``ten compare --paired``) and,
 for the ladder, ``ladder.png`` (win rate against JEN level with the intervals), in
 ``--out`` (default ``runs/eval/<agent name>``). A folder that already holds a
 report is refused unless ``--overwrite`` is given; then only those two files are
-replaced. ``--trust-model`` lets model files be loaded that can only be loaded by
+replaced. While it plays, the folder holds ``progress.jsonl``, the games played so
+far (:mod:`train.journal`); if the run stops before its report is saved, the same
+command with ``--resume`` plays only the rest. ``--trust-model`` lets model files be loaded that can only be loaded by
 unpickling (which runs code from the file). ``--save-games N`` also writes the
 first N games of each matchup as game records in ``<out>/games`` (``game0.json``
 ..., on the ladder ``jen7-game0.json`` ...), for ``ten view``.
 
 Where the parts live: the statistics in :mod:`train.stats`, playing the games
-on worker processes in :mod:`train.runner`, the table and the files in
+on worker processes in :mod:`train.runner`, the journal for ``--resume`` in
+:mod:`train.journal`, the table and the files in
 :mod:`train.report`, the options in :mod:`train.options`; this module checks the
 input, puts the report together and is the command line.
 """
@@ -76,7 +79,8 @@ from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_argume
                       need_training_extra, parse_levels, parse_opponents, prepare_out_dir, rules_from_args,
                       run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
-from .runner import default_jobs, play_matchups, seat_agents
+from .journal import JOURNAL, Journal
+from .runner import chunks, default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
 
 #: The keys of ``evaluate(rules=...)``: the fields of :class:`ten_env.Rules` but ``jen_level``.
@@ -236,11 +240,12 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
             "labels": labels, "cache": cache, "trust": trust}
 
 
-def _execute(plan: dict, progress: bool = False) -> dict:
-    """Play what :func:`_prepare` checked; the report of :func:`evaluate`."""
+def _execute(plan: dict, progress: bool = False, journal: Journal | None = None) -> dict:
+    """Play what :func:`_prepare` checked (the chunks ``journal`` lacks, recording each there);
+    the report of :func:`evaluate`."""
     matchups, mode = plan["matchups"], plan["mode"]
     results = play_matchups(matchups, plan["games"], plan["seed"], plan["jobs"], progress, plan["cache"],
-                            trust=plan["trust"])
+                            trust=plan["trust"], journal=journal)
 
     entries = []
     for (specs, rules), label, result in zip(matchups, plan["labels"], results):
@@ -288,18 +293,40 @@ def run(args) -> int:
     if args.out is not None and not args.out.strip():
         raise ValueError("--out is empty: give a folder for report.json / ladder.png")
     out_dir = Path(args.out) if args.out is not None else Path("runs") / "eval" / agent_name(args.agent)
+    resume = args.resume
+    if resume and args.overwrite:
+        raise ValueError(f"--resume goes on with the evaluation in {str(out_dir)!r} and --overwrite starts it "
+                         f"again: give one of them")
+    if not resume and not args.overwrite and (out_dir / JOURNAL).exists():
+        raise ValueError(f"--out {str(out_dir)!r} holds an unfinished evaluation ({JOURNAL}): use --resume to "
+                         f"go on with it (the same agent and options), --overwrite to start again, or another --out")
     # Every input first (agents loaded, rules and deck checked), then the folder, then the games:
     # a mistake or an unwritable --out fails at once, not after the last game.
     plan = _prepare(args.agent, levels=levels, opponents=opponents, num_players=args.players,
                     games=args.games, seed=args.seed, jobs=args.jobs, rules=rules_from_args(args),
                     trust=args.trust_model)
-    prepare_out_dir(out_dir, REPORT_FILES, args.overwrite)
-    report = _execute(plan, progress=True)
+    if resume:
+        journal = Journal.resume(out_dir, plan)
+        prepare_out_dir(out_dir)  # writable; the report of an earlier run may be there: this one replaces it
+        played = sum(results.games for _, results in journal.done.values())
+        print(f"resuming {str(out_dir / JOURNAL)!r}: {played} of {plan['games'] * len(plan['matchups'])} games "
+              f"already played")
+    else:
+        prepare_out_dir(out_dir, REPORT_FILES, args.overwrite)
+        journal = Journal.start(out_dir, plan, chunks(plan["matchups"], plan["games"], plan["seed"], plan["jobs"],
+                                                      plan["trust"]))
+    try:
+        report = _execute(plan, progress=True, journal=journal)
+    except KeyboardInterrupt:
+        print(f"\nthe games played so far are kept in {str(journal.path)!r}: run the same command with --resume "
+              f"to go on", file=sys.stderr)
+        raise
     print(format_table(report))
     try:
         json_path, png_path = save_report(report, out_dir)
     except OSError as exc:
         raise ValueError(f"cannot save the report in {str(out_dir)!r}: {exc.strerror or exc}") from None
+    journal.finish()
     print(f"saved {json_path}" + (f" and {png_path}" if png_path else ""))
     if getattr(args, "save_games", 0):
         save_games(plan, out_dir / "games", args.save_games)

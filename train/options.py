@@ -286,6 +286,9 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                                                       "(default runs/eval/<agent name>)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace the report already in the --out folder")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with an interrupted evaluation in the --out folder (its progress.jsonl): "
+                             "give the same agent and options; --jobs may differ")
     parser.add_argument("--save-games", type=at_least(0, "--save-games"), default=0, metavar="N",
                         help="also write the first N games of each matchup as game records in "
                              "<out>/games, for ten view (default 0)")

@@ -101,6 +101,17 @@ def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool 
     return tasks
 
 
+def _stop_workers(executor: ProcessPoolExecutor) -> None:
+    """Ctrl-C: end the workers now. Their chunks would be lost anyway (a journal keeps the
+    chunks that ended), and a search's chunk can take many minutes to finish."""
+    terminate = getattr(executor, "terminate_workers", None)  # Python 3.14 on
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        process.terminate()
+
+
 def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progress: bool = False,
                desc: str = "evaluating") -> None:
     """Call ``play(chunk, cache)`` for every chunk and ``on_done(chunk, result)`` as each ends.
@@ -110,6 +121,8 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
     loading its own agents; ``play`` must then be a module-level function. ``progress``
     shows a bar of the games played on stderr.
     """
+    if not tasks:
+        return
     bar = None
     if progress:
         try:
@@ -141,6 +154,9 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
                     finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for future in finished:
                         done(pending.pop(future), future.result())
+            except KeyboardInterrupt:
+                _stop_workers(executor)
+                raise
             finally:
                 executor.shutdown(wait=True, cancel_futures=True)
     finally:
@@ -149,15 +165,29 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
 
 
 def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progress: bool = False,
-                  cache: dict | None = None, trust: bool = False) -> list[Results]:
+                  cache: dict | None = None, trust: bool = False, journal=None) -> list[Results]:
     """The results of ``games`` games of each matchup, game ``i`` on deck seed ``seed + i``,
-    here or on ``jobs`` worker processes (:func:`run_chunks`); the same whatever ``jobs``."""
+    here or on ``jobs`` worker processes (:func:`run_chunks`); the same whatever ``jobs``.
+
+    With a ``journal`` (:class:`train.journal.Journal`), its chunks are played but for
+    those it holds already, and each is recorded in it as it ends.
+    """
     totals: list[Results | None] = [None] * len(matchups)
 
-    def done(task: Chunk, result: tuple[int, Results]) -> None:
+    def add(result: tuple[int, Results]) -> None:
         index, part = result
         totals[index] = part if totals[index] is None else totals[index].merge(part)
 
-    run_chunks(chunks(matchups, games, seed, jobs, trust), play_chunk, jobs, {} if cache is None else cache,
-               done, progress)
+    def done(task: Chunk, result: tuple[int, Results]) -> None:
+        add(result)
+        if journal is not None:
+            journal.record(task, result)
+
+    if journal is None:
+        tasks = chunks(matchups, games, seed, jobs, trust)
+    else:
+        for result in journal.done.values():
+            add(result)
+        tasks = journal.remaining
+    run_chunks(tasks, play_chunk, jobs, {} if cache is None else cache, done, progress)
     return totals
