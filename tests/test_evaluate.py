@@ -154,6 +154,13 @@ def test_chunks_cover_every_game_once_starting_on_whole_seat_rotations():
         assert seeds == list(range(100, 150))
     assert len(tasks) > 3 * 2  # enough chunks to keep three workers busy
 
+    # long runs are cut small: a stopped evaluation loses one chunk a worker at most
+    five = [(("a",) * 5, Rules(num_players=5))]
+    for table, limit in ((matchups, runner.MAX_CHUNK_GAMES), (five, 20)):
+        tasks = runner.chunks(table, games=1000, seed=0, jobs=1)
+        assert max(c.games for c in tasks) == limit
+        assert sum(c.games for c in tasks) == 1000 * len(table)
+
 
 def test_ladder_report_table_and_files(tmp_path):
     report = E.evaluate("heuristic", levels=[4, 10], games=20, seed=0, jobs=1)

@@ -85,8 +85,15 @@ def _play_in_worker(play, chunk: Chunk):
     return result
 
 
+#: A chunk's games at most (rounded down to whole seat rotations): a chunk is what a stopped
+#: evaluation loses (``ten eval --resume`` goes on from the chunks that ended), and a search's
+#: chunk of this size already takes minutes.
+MAX_CHUNK_GAMES = 24
+
+
 def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool = False) -> list[Chunk]:
-    """Chunks covering every game of every matchup once: enough of them to keep ``jobs`` workers busy.
+    """Chunks covering every game of every matchup once: enough of them to keep ``jobs`` workers
+    busy, and none of more than about :data:`MAX_CHUNK_GAMES` games.
 
     Each chunk starts at a multiple of the table size, so ``play_games`` rotates the
     seats exactly as one call for the whole matchup would.
@@ -96,6 +103,7 @@ def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool 
     for index, (specs, rules) in enumerate(matchups):
         k = len(specs)
         size = max(k, math.ceil(math.ceil(games / per_matchup) / k) * k)
+        size = min(size, max(k, MAX_CHUNK_GAMES // k * k))
         for offset in range(0, games, size):
             tasks.append(Chunk(index, tuple(specs), rules, seed + offset, min(size, games - offset), trust))
     return tasks
