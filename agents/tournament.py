@@ -42,15 +42,15 @@ class Results:
     def mean_margins(self) -> list[float]:
         return [m / self.games for m in self.margins] if self.games else []
 
-    def merge(self, other: "Results") -> "Results":
-        """Both tallies together, as a new ``Results`` (neither is changed).
+    def merge(self, *others: "Results") -> "Results":
+        """These tallies and ``others`` together, as a new ``Results`` (none is changed).
 
-        The tallies one ``play_games`` run over the games of both would give, for the
+        The tallies one ``play_games`` run over the games of all would give, for the
         same agents in the same order; ``Results()`` (nothing played yet) merges as nothing.
         """
-        parts = [r for r in (self, other) if r.games or r.wins]
-        if len(parts) == 2 and len(self.wins) != len(other.wins):
-            raise ValueError(f"cannot merge the results of {len(self.wins)} and {len(other.wins)} agents")
+        parts = [r for r in (self, *others) if r.games or r.wins]
+        if len({len(r.wins) for r in parts}) > 1:
+            raise ValueError(f"cannot merge the results of {' and '.join(str(len(r.wins)) for r in parts)} agents")
 
         def total(name: str) -> list:
             return [sum(values) for values in zip(*(getattr(r, name) for r in parts))]

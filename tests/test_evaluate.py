@@ -478,6 +478,8 @@ def test_merged_results_are_those_of_one_long_run():
     assert merged.seconds[0] == first.seconds[0] + second.seconds[0] > 0
     assert (first.games, first.wins, second.games, second.wins) == before  # neither is changed
     assert Results().merge(first) == first == first.merge(Results())
+    third = play_games(agents, Rules(num_players=2), n=2, seed=20)
+    assert third.merge(first, second) == merged.merge(third) == play_games(agents, Rules(num_players=2), n=12, seed=10)
     with pytest.raises(ValueError, match="cannot merge the results of 2 and 3 agents"):
         first.merge(play_games(agents + [make_agent("random")], Rules(num_players=3), n=1, seed=0))
 
@@ -692,6 +694,12 @@ def test_resume_refusals_are_one_line_and_change_nothing(tmp_path, capsys, monke
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds no evaluation to resume (no progress.jsonl)" in err
     assert not missing.exists()
+    finished = tmp_path / "finished"
+    assert E.main(["heuristic", "--levels", "4", "--games", "2", "--jobs", "1", "--out", str(finished)]) == 0
+    capsys.readouterr()
+    assert E.main(["heuristic", "--levels", "4", "--games", "2", "--jobs", "1", "--out", str(finished),
+                   "--resume"]) == 2
+    assert "(its report.json is of a finished one)" in capsys.readouterr().err
 
     out = tmp_path / "eval"
     with monkeypatch.context() as patch:
@@ -704,13 +712,18 @@ def test_resume_refusals_are_one_line_and_change_nothing(tmp_path, capsys, monke
         raise AssertionError("played games before refusing")
 
     cases = [
-        (["heuristic", "--levels", "4,5", "--games", "12", "--out", str(out), "--resume"], "differs in: games"),
-        (["random", "--levels", "4,5", "--games", "10", "--out", str(out), "--resume"], "differs in: agent"),
-        (["heuristic", "--levels", "4", "--games", "10", "--out", str(out), "--resume"], "differs in: matchups"),
+        (["heuristic", "--levels", "4,5", "--games", "12", "--out", str(out), "--resume"],
+         "differs in: games (the journal has 10, given 12)"),
+        (["random", "--levels", "4,5", "--games", "10", "--out", str(out), "--resume"],
+         "differs in: agent (the journal has heuristic, given random)"),
+        (["heuristic", "--levels", "4", "--games", "10", "--out", str(out), "--resume"],
+         "differs in: levels (the journal has 4,5, given 4)"),
         (["heuristic", "--levels", "4,5", "--games", "10", "--seed", "3", "--out", str(out), "--resume"],
-         "differs in: seed"),
+         "differs in: seed (the journal has 0, given 3)"),
         (["heuristic", "--levels", "4,5", "--games", "10", "--max-bid", "30", "--out", str(out), "--resume"],
-         "differs in: matchups"),
+         "differs in: max_bid (the journal has 40, given 30)"),
+        (["heuristic", "--opponents", "random", "--games", "10", "--out", str(out), "--resume"],
+         "differs in: levels (the journal has 4,5, given none); opponents (the journal has none, given random)"),
         (_ladder_args(out, "--resume", "--overwrite"), "--resume goes on with the evaluation"),
         (_ladder_args(out), "holds an unfinished evaluation (progress.jsonl): use --resume"),
     ]
@@ -759,3 +772,62 @@ def test_ctrl_c_ends_the_workers_at_once(monkeypatch):
         runner.run_chunks(tasks, runner.play_chunk, 2, {}, lambda task, result: None)
     assert time.monotonic() - started < 30
     assert not multiprocessing.active_children()
+
+
+def test_resume_refuses_a_model_or_deck_changed_since_the_run_began(tmp_path, capsys, monkeypatch):
+    from importlib import resources
+
+    from agents.policy import PRETRAINED_DIR
+
+    model, deck, out = tmp_path / "model.zip", tmp_path / "deck.json", tmp_path / "eval"
+    model.write_bytes((PRETRAINED_DIR / "ppo-jen-v1.zip").read_bytes())
+    bundled = resources.files("ten_env").joinpath("data/deck.json").read_text(encoding="utf-8")
+    deck.write_text(bundled)
+    argv = [str(model), "--levels", "4", "--games", "4", "--jobs", "1", "--deck-file", str(deck), "--out", str(out)]
+    with monkeypatch.context() as patch:
+        _interrupt_after(patch, 1)
+        assert E.main(argv) == 130
+    capsys.readouterr()
+
+    deck.write_text(bundled + "\n")  # the same deck, but not the same file
+    assert E.main(argv + ["--resume"]) == 2
+    assert f"differs in: {str(deck)!r} (its contents changed since the run began)" in capsys.readouterr().err
+    deck.write_text(bundled)
+    model.write_bytes((PRETRAINED_DIR / "ppo-jen.zip").read_bytes())  # retrained in place
+    assert E.main(argv + ["--resume"]) == 2
+    assert f"differs in: {str(model)!r} (its contents changed" in capsys.readouterr().err
+    model.write_bytes((PRETRAINED_DIR / "ppo-jen-v1.zip").read_bytes())
+    assert E.main(argv + ["--resume"]) == 0
+    assert json.loads((out / "report.json").read_text())["games"] == 4
+
+
+def test_a_journal_removed_while_playing_is_an_error_not_a_new_file(tmp_path):
+    from train.journal import Journal
+
+    plan = E._prepare("heuristic", levels=[4], opponents=None, num_players=None, games=4, seed=0, jobs=1,
+                      rules=None)
+    tasks = runner.chunks(plan["matchups"], 4, 0, 1)
+    journal = Journal.start(tmp_path, plan, tasks)
+    (tmp_path / "progress.jsonl").unlink()
+    with pytest.raises(ValueError, match="cannot write"):
+        journal.record(tasks[0], runner.play_chunk(tasks[0], {}))
+    assert not (tmp_path / "progress.jsonl").exists()
+
+
+def test_resume_with_every_chunk_played_saves_the_report(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "eval"
+
+    def cannot_save(report, folder):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(E, "save_report", cannot_save)
+        assert E.main(_ladder_args(out, "--jobs", "1")) == 2
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "--resume saves it" in err and err.count("\n") == 1
+    with monkeypatch.context() as patch:
+        played = _interrupt_after(patch, 100)
+        assert E.main(_ladder_args(out, "--jobs", "2", "--resume")) == 0
+    assert not played and "20 of 20 games already played" in capsys.readouterr().out
+    assert [m["games"] for m in json.loads((out / "report.json").read_text())["matchups"]] == [10, 10]
+    assert not (out / "progress.jsonl").exists()

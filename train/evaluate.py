@@ -46,11 +46,13 @@ Reading the table::
 The report is saved as ``report.json`` (every number above, per matchup, and
 each game's outcome and margin, ``per_game``, for ``ten compare --paired``) and,
 for the ladder, ``ladder.png`` (win rate against JEN level with the intervals), in
-``--out`` (default ``runs/eval/<agent name>``). A folder that already holds a
-report is refused unless ``--overwrite`` is given; then only those two files are
-replaced. While it plays, the folder holds ``progress.jsonl``, the games played so
-far (:mod:`train.journal`); if the run stops before its report is saved, the same
-command with ``--resume`` plays only the rest. ``--trust-model`` lets model files be loaded that can only be loaded by
+``--out`` (default ``runs/eval/<agent name>``). While it plays, the folder holds
+``progress.jsonl``, the games played so far (:mod:`train.journal`), removed once the
+report is saved; if the run stops first, the same command with ``--resume`` plays
+only the rest and saves the report. A folder that already holds a report, or an
+unfinished evaluation, is refused unless ``--overwrite`` is given (or ``--resume``,
+for an unfinished one); then only the evaluator's own files are replaced.
+``--trust-model`` lets model files be loaded that can only be loaded by
 unpickling (which runs code from the file). ``--save-games N`` also writes the
 first N games of each matchup as game records in ``<out>/games`` (``game0.json``
 ..., on the ladder ``jen7-game0.json`` ...), for ``ten view``.
@@ -79,7 +81,7 @@ from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_argume
                       need_training_extra, parse_levels, parse_opponents, prepare_out_dir, rules_from_args,
                       run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
-from .journal import JOURNAL, Journal
+from .journal import JOURNAL, Journal, file_digests
 from .runner import chunks, default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
 
@@ -233,11 +235,12 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
     seat_agents(matchups[0][0], cache, trust)
     for agent in cache.values():
         check_max_bid(agent, base["max_bid"])
+    files = file_digests(cache.values(), base["deck_file"])  # what an evaluation read, for --resume
     if jobs > 1:
         cache.clear()  # the workers build their own; a model need not stay loaded here
     return {"agent": agent_spec, "mode": mode, "table_size": table_size, "games": games, "seed": seed,
             "jobs": jobs, "rules": {"num_players": table_size, **base}, "matchups": matchups,
-            "labels": labels, "cache": cache, "trust": trust}
+            "labels": labels, "cache": cache, "trust": trust, "files": files}
 
 
 def _execute(plan: dict, progress: bool = False, journal: Journal | None = None) -> dict:
@@ -325,7 +328,8 @@ def run(args) -> int:
     try:
         json_path, png_path = save_report(report, out_dir)
     except OSError as exc:
-        raise ValueError(f"cannot save the report in {str(out_dir)!r}: {exc.strerror or exc}") from None
+        raise ValueError(f"cannot save the report in {str(out_dir)!r}: {exc.strerror or exc}; the games are "
+                         f"kept in {JOURNAL}: --resume saves it once the folder can be written") from None
     journal.finish()
     print(f"saved {json_path}" + (f" and {png_path}" if png_path else ""))
     if getattr(args, "save_games", 0):

@@ -16,11 +16,13 @@ played again); any other damage is an error that says so.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict
 from pathlib import Path
 
 from agents import Results
+from agents.registry import network_of
 
 from .runner import Chunk
 
@@ -43,10 +45,59 @@ def results_from_json(data: dict) -> Results:
     return Results(**fields)
 
 
+def file_digests(agents, deck_file) -> dict:
+    """The SHA-256 of each model file (or checkpoint folder) the ``agents`` play and of the deck
+    file: a model retrained in place, or an edited deck, is another evaluation."""
+    paths = [getattr(network_of(agent), "path", None) for agent in agents] + [deck_file]
+    digests = {}
+    for path in sorted({str(path) for path in paths if path is not None}):
+        files = sorted(p for p in Path(path).rglob("*") if p.is_file()) if Path(path).is_dir() else [Path(path)]
+        digest = hashlib.sha256()
+        for file in files:
+            digest.update(str(file.relative_to(path) if file != Path(path) else "").encode())
+            digest.update(file.read_bytes())
+        digests[path] = digest.hexdigest()
+    return digests
+
+
 def identity(plan: dict) -> dict:
-    """What makes two evaluations the same one: the agent, matchups (agents and rules), games and seed."""
-    return _plain({"agent": plan["agent"], "mode": plan["mode"], "matchups": plan["matchups"],
-                   "games": plan["games"], "seed": plan["seed"]})
+    """What makes two evaluations the same one, each part by its name: the agent, the JEN levels
+    or the opponents, games, seed, the rules (``max_bid`` ...), and the files they read."""
+    specs, rules = plan["matchups"][0]
+    fields = {"agent": plan["agent"], "games": plan["games"], "seed": plan["seed"]}
+    if plan["mode"] == "ladder":
+        fields["levels"] = [matchup_rules["jen_level"] for _, matchup_rules in plan["matchups"]]
+    else:
+        fields["opponents"] = list(specs[1:])
+    fields.update((key, value) for key, value in rules.items() if key != "jen_level")
+    fields["files"] = plan["files"]
+    return _plain(fields)
+
+
+def _differences(journal: dict, wanted: dict) -> list[str]:
+    """What differs between a journal's evaluation and the one asked for, each said with both values."""
+    said = []
+    for key in dict.fromkeys([*journal, *wanted]):
+        if key in ("format", "chunks") or journal.get(key) == wanted.get(key):
+            continue
+        if key == "files":
+            old, new = journal.get(key) or {}, wanted.get(key) or {}
+            said += [f"{path!r} (its contents changed since the run began)" for path in old
+                     if path in new and old[path] != new[path]]
+            if set(old) != set(new):
+                said.append(f"the files read ({', '.join(sorted(old)) or 'none'} then, "
+                            f"{', '.join(sorted(new)) or 'none'} now)")
+        else:
+            said.append(f"{key} (the journal has {_show(journal.get(key))}, given {_show(wanted.get(key))})")
+    return said
+
+
+def _show(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value) or "none"
+    return str(value)
 
 
 def _key(chunk: Chunk) -> tuple[int, int, int]:
@@ -82,7 +133,8 @@ class Journal:
         """The journal in ``folder``, checked to be ``plan``'s; ``ValueError`` saying what is wrong."""
         path = Path(folder) / JOURNAL
         if not path.is_file():
-            raise ValueError(f"--resume: {str(folder)!r} holds no evaluation to resume (no {JOURNAL})")
+            finished = " (its report.json is of a finished one)" if (Path(folder) / "report.json").is_file() else ""
+            raise ValueError(f"--resume: {str(folder)!r} holds no evaluation to resume (no {JOURNAL}){finished}")
         try:
             lines = path.read_text().splitlines()
         except (OSError, UnicodeDecodeError) as exc:
@@ -101,11 +153,10 @@ class Journal:
         if not isinstance(header, dict) or header.get("format") != FORMAT or "chunks" not in header:
             raise ValueError(f"--resume: {str(path)!r} is not a ten eval journal of this version; "
                              f"start again with --overwrite")
-        wanted = identity(plan)
-        differ = [name for name in wanted if header.get(name) != wanted[name]]
+        differ = _differences(header, identity(plan))
         if differ:
             raise ValueError(f"--resume: {str(folder)!r} holds an evaluation with other settings "
-                             f"(differs in: {', '.join(differ)}); give the same agent and options as that run, "
+                             f"(differs in: {'; '.join(differ)}); give the same agent and options as that run, "
                              f"or another --out")
         try:
             chunks = [Chunk(index, tuple(plan["matchups"][index][0]), plan["matchups"][index][1], first_seed, games,
@@ -130,8 +181,15 @@ class Journal:
         """Add a chunk just played (written at once: a run stopped next loses no more than the chunks under way)."""
         self.done[_key(chunk)] = result
         line = json.dumps({"chunk": list(_key(chunk)), "results": results_to_json(result[1])})
-        with open(self.path, "a") as file:
-            file.write(line + "\n")
+        try:
+            # "r+", not "a": a journal removed meanwhile (another run on this --out finished) is not
+            # silently begun again without its first line.
+            with open(self.path, "r+") as file:
+                file.seek(0, 2)
+                file.write(line + "\n")
+        except OSError as exc:
+            raise ValueError(f"cannot write {str(self.path)!r}: {exc.strerror or exc}; the chunks that ended "
+                             f"before are kept there, if it is") from None
 
     def finish(self) -> None:
         """The report is saved: the journal has served."""

@@ -285,7 +285,8 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="DIR", help="where to save report.json / ladder.png "
                                                       "(default runs/eval/<agent name>)")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace the report already in the --out folder")
+                        help="replace the report already in the --out folder (or start an unfinished "
+                             "evaluation there again)")
     parser.add_argument("--resume", action="store_true",
                         help="go on with an interrupted evaluation in the --out folder (its progress.jsonl): "
                              "give the same agent and options; --jobs may differ")

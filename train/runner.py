@@ -110,8 +110,8 @@ def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool 
 
 
 def _stop_workers(executor: ProcessPoolExecutor) -> None:
-    """Ctrl-C: end the workers now. Their chunks would be lost anyway (a journal keeps the
-    chunks that ended), and a search's chunk can take many minutes to finish."""
+    """End the workers now, the run being over (Ctrl-C, an error). Their chunks would be lost
+    anyway (a journal keeps the chunks that ended), and a search's chunk takes minutes."""
     terminate = getattr(executor, "terminate_workers", None)  # Python 3.14 on
     if terminate is not None:
         terminate()
@@ -159,10 +159,12 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
             try:
                 pending = {executor.submit(_play_in_worker, play, task): task for task in tasks}
                 while pending:
-                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    # A timeout, so that Ctrl-C is seen at once on Windows too (a lock's wait
+                    # cannot be interrupted there before Python 3.14).
+                    finished, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
                     for future in finished:
                         done(pending.pop(future), future.result())
-            except KeyboardInterrupt:
+            except BaseException:  # Ctrl-C, a chunk that failed, a journal that cannot be written
                 _stop_workers(executor)
                 raise
             finally:
@@ -180,11 +182,11 @@ def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progr
     With a ``journal`` (:class:`train.journal.Journal`), its chunks are played but for
     those it holds already, and each is recorded in it as it ends.
     """
-    totals: list[Results | None] = [None] * len(matchups)
+    parts: list[list[Results]] = [[] for _ in matchups]  # merged once at the end: each merge sorts the games
 
     def add(result: tuple[int, Results]) -> None:
         index, part = result
-        totals[index] = part if totals[index] is None else totals[index].merge(part)
+        parts[index].append(part)
 
     def done(task: Chunk, result: tuple[int, Results]) -> None:
         add(result)
@@ -198,4 +200,4 @@ def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progr
             add(result)
         tasks = journal.remaining
     run_chunks(tasks, play_chunk, jobs, {} if cache is None else cache, done, progress)
-    return totals
+    return [Results().merge(*matchup_parts) for matchup_parts in parts]
