@@ -51,10 +51,11 @@ def file_digests(agents, deck_file) -> dict:
     paths = [getattr(network_of(agent), "path", None) for agent in agents] + [deck_file]
     digests = {}
     for path in sorted({str(path) for path in paths if path is not None}):
-        files = sorted(p for p in Path(path).rglob("*") if p.is_file()) if Path(path).is_dir() else [Path(path)]
+        root = Path(path)
+        files = sorted(file for file in root.rglob("*") if file.is_file()) if root.is_dir() else [root]
         digest = hashlib.sha256()
-        for file in files:
-            digest.update(str(file.relative_to(path) if file != Path(path) else "").encode())
+        for file in files:  # a folder's files by name and contents: a file renamed is a change too
+            digest.update(file.relative_to(root).as_posix().encode())
             digest.update(file.read_bytes())
         digests[path] = digest.hexdigest()
     return digests
