@@ -121,13 +121,14 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
 
 
 def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progress: bool = False,
-               desc: str = "evaluating") -> None:
+               desc: str = "evaluating", played: int = 0) -> None:
     """Call ``play(chunk, cache)`` for every chunk and ``on_done(chunk, result)`` as each ends.
 
     ``jobs == 1`` plays here, with agents from ``cache``; more start that many worker
     processes (spawned: a parent that has loaded torch must not be forked), each
     loading its own agents; ``play`` must then be a module-level function. ``progress``
-    shows a bar of the games played on stderr.
+    shows a bar of the games played on stderr, starting from ``played`` (those of a
+    resumed run, played before).
     """
     if not tasks:
         return
@@ -136,8 +137,8 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
         try:
             from tqdm import tqdm
 
-            bar = tqdm(total=sum(task.games for task in tasks), unit="game", file=sys.stderr, leave=False,
-                       desc=desc, dynamic_ncols=True)
+            bar = tqdm(total=played + sum(task.games for task in tasks), initial=played, unit="game",
+                       file=sys.stderr, leave=False, desc=desc, dynamic_ncols=True)
         except ImportError:  # pragma: no cover - tqdm comes with the training extra
             bar = None
 
@@ -199,5 +200,6 @@ def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progr
         for result in journal.done.values():
             add(result)
         tasks = journal.remaining
-    run_chunks(tasks, play_chunk, jobs, {} if cache is None else cache, done, progress)
+    played = sum(part.games for matchup_parts in parts for part in matchup_parts)  # by a resumed journal
+    run_chunks(tasks, play_chunk, jobs, {} if cache is None else cache, done, progress, played=played)
     return [Results().merge(*matchup_parts) for matchup_parts in parts]
