@@ -723,3 +723,68 @@ def test_ppo_jen_tuned_outcome_is_ppo_jen_tuneds_policy_with_a_value_of_the_outc
     np.testing.assert_array_equal(new_probs, old_probs)
     old_error, new_error = np.mean((old_values - target) ** 2), np.mean((new_values - target) ** 2)
     assert new_error < 0.95 * old_error, (old_error, new_error)
+
+
+# --------------------------------------------------------------------------- generate --resume
+
+
+def _interrupt_generation_after(monkeypatch, chunks_to_play: int) -> list:
+    played = []
+    real = D.play_teacher_chunk
+
+    def play(chunk, cache):
+        if len(played) == chunks_to_play:
+            raise KeyboardInterrupt
+        played.append(chunk)
+        return real(chunk, cache)
+
+    monkeypatch.setattr(D, "play_teacher_chunk", play)
+    return played
+
+
+def test_an_interrupted_generation_resumes_to_the_same_data(generated, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "data.npz"
+    argv = ["distill", "generate", TEACHER, "--levels", "6,9", "--games", str(GAMES), "--seed", str(SEED),
+            "-o", str(out)]
+    with monkeypatch.context() as patch:
+        first = _interrupt_generation_after(patch, 1)
+        assert main(argv + ["--jobs", "1"]) == 130
+    err = capsys.readouterr().err
+    assert "kept in" in err and "--resume" in err
+    parts = tmp_path / "data.parts"
+    assert not out.exists() and (parts / "progress.jsonl").is_file()
+    assert len(list(parts.glob("chunk-*.npz"))) == len(first) == 1
+
+    _one_line_error(capsys, argv + ["--jobs", "1"], "holds an unfinished generation", "--resume", "--overwrite")
+    _one_line_error(capsys, argv[:-4] + ["--seed", "7", "-o", str(out), "--resume"],
+                    "differs in: seed (the journal has 5, given 7)")
+    _one_line_error(capsys, argv + ["--resume", "--overwrite"], "--resume goes on with the generation")
+
+    # The rest on two workers: the same arrays, decision for decision, as one unbroken run's.
+    assert main(argv + ["--jobs", "2", "--resume"]) == 0
+    captured = capsys.readouterr()
+    assert f"{first[0].games} of 4 games already played" in captured.out
+    data = D.load_data(out)
+    assert data["meta"]["wins_per_level"] == generated["meta"]["wins_per_level"]
+    for name in D.ARRAYS:
+        np.testing.assert_array_equal(data["arrays"][name], generated["arrays"][name], err_msg=name)
+    assert [p.name for p in tmp_path.iterdir()] == ["data.npz"]  # the journal and its chunks are gone
+
+    _one_line_error(capsys, argv + ["--resume"], "holds no generation to resume",
+                    f"({str(out)!r} is that of a finished one)")
+
+
+def test_generate_overwrite_starts_an_unfinished_generation_again(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "x.npz"
+    argv = ["distill", "generate", "search:2", "--levels", "4", "--games", "2", "--seed", "3", "--jobs", "1",
+            "-o", str(out)]
+    with monkeypatch.context() as patch:
+        _interrupt_generation_after(patch, 1)
+        assert main(argv) == 130
+    (tmp_path / "x.parts" / "mine.txt").write_text("not the generator's")
+    capsys.readouterr()
+    assert main(argv + ["--overwrite"]) == 0
+    capsys.readouterr()
+    assert D.load_data(out)["meta"]["games_per_level"] == 2
+    # only the generator's own files were removed; the folder stays for the user's file
+    assert sorted(p.name for p in (tmp_path / "x.parts").iterdir()) == ["mine.txt"]

@@ -699,7 +699,7 @@ def test_resume_refusals_are_one_line_and_change_nothing(tmp_path, capsys, monke
     capsys.readouterr()
     assert E.main(["heuristic", "--levels", "4", "--games", "2", "--jobs", "1", "--out", str(finished),
                    "--resume"]) == 2
-    assert "(its report.json is of a finished one)" in capsys.readouterr().err
+    assert f"({str(finished / 'report.json')!r} is that of a finished one)" in capsys.readouterr().err
 
     out = tmp_path / "eval"
     with monkeypatch.context() as patch:
@@ -741,7 +741,7 @@ def test_resume_refusals_are_one_line_and_change_nothing(tmp_path, capsys, monke
         assert "is damaged (line 2); start again with --overwrite" in capsys.readouterr().err
         (out / "progress.jsonl").write_text('{"some": "other file"}\n')
         assert E.main(_ladder_args(out, "--jobs", "1", "--resume")) == 2
-        assert "is not a ten eval journal of this version" in capsys.readouterr().err
+        assert "is not a ten-env journal of this version" in capsys.readouterr().err
     assert not (out / "report.json").exists()
 
     # --overwrite starts again
@@ -802,12 +802,12 @@ def test_resume_refuses_a_model_or_deck_changed_since_the_run_began(tmp_path, ca
 
 
 def test_a_journal_removed_while_playing_is_an_error_not_a_new_file(tmp_path):
-    from train.journal import Journal
+    from train.journal import Journal, identity
 
     plan = E._prepare("heuristic", levels=[4], opponents=None, num_players=None, games=4, seed=0, jobs=1,
                       rules=None)
     tasks = runner.chunks(plan["matchups"], 4, 0, 1)
-    journal = Journal.start(tmp_path, plan, tasks)
+    journal = Journal.start(tmp_path, identity(plan), tasks)
     (tmp_path / "progress.jsonl").unlink()
     with pytest.raises(ValueError, match="cannot write"):
         journal.record(tasks[0], runner.play_chunk(tasks[0], {}))

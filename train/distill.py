@@ -21,7 +21,10 @@ Two steps, each a command.
     --games N --seed S`` plays the very same games, and the data does not depend on
     ``--jobs``). ``--bust-buy``, ``--payment``, ``--max-bid`` and ``--deck-file`` choose the
     game, as for ``ten eval``. A progress bar counts the games; the last line says how
-    many decisions were written and how often the teacher won at each level.
+    many decisions were written and how often the teacher won at each level. Until the
+    data is saved, ``DATA.parts/`` beside it keeps each chunk of games played
+    (:mod:`train.journal`), so a run that stops goes on with the same command and
+    ``--resume``, to the same data.
 
     ``--player AGENT`` (DAgger, Ross et al. 2011): the player (the network being trained,
     say) makes every move and the teacher only labels the positions it reaches. A network
@@ -160,6 +163,7 @@ import json
 import math
 import os
 import platform
+import re
 import sys
 import tempfile
 import time
@@ -177,6 +181,7 @@ from ten_env.rules import JEN_LEVELS
 
 from .options import (add_jobs_argument, add_rules_arguments, at_least, check_max_bid, check_output, make_writable,
                       parse_levels, real_number, rules_from_args, span, whole_number)
+from .journal import JOURNAL, Codec, Journal, file_digests, with_rules_and_files
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
@@ -195,6 +200,7 @@ VALUE_TARGETS = ("reward", "outcome")
 NEW_UNIT_SCALE = 0.1
 FROM_HINT = "ten distill train starts only from a model file that loads without unpickling (as ten train writes)"
 EVAL_DECKS = 1000  # ten eval --games 1000 plays deck seeds 0-999: data on those decks would be measured on itself
+CHUNK_FILE = re.compile(r"\.?chunk-\d+-\d+(-\w+)?\.npz")  # the names chunk_files writes (and its temporary files)
 SEAT = 0  # the searching seat: in the solitaire game the agent always sits in seat 0, JEN in seat 1
 
 
@@ -337,10 +343,11 @@ def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: in
     _check_teacher_agent(teacher, agents[0], max_bid)
     if player is not None:
         check_max_bid(agents[1], max_bid, f"player {player!r}: its model", "generate")
+    files = file_digests(agents, matchups[0][1]["deck_file"])  # what the generation read, for --resume
     if jobs > 1:
         cache.clear()  # the workers load their own
     return {"teacher": teacher, "player": player, "levels": levels, "games": games, "seed": seed, "jobs": jobs,
-            "matchups": matchups, "cache": cache}
+            "matchups": matchups, "cache": cache, "files": files}
 
 
 def generate(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs: int | None = None,
@@ -358,16 +365,25 @@ def generate(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs
     return play_generation(plan, progress=progress)
 
 
-def play_generation(plan: dict, progress: bool = False) -> dict:
-    """Play what :func:`plan_generation` checked; the data of :func:`generate`."""
+def play_generation(plan: dict, progress: bool = False, journal: Journal | None = None) -> dict:
+    """Play what :func:`plan_generation` checked (the chunks ``journal`` lacks, recording each there);
+    the data of :func:`generate`."""
     teacher, levels, games, seed, jobs = (plan[key] for key in ("teacher", "levels", "games", "seed", "jobs"))
     matchups, cache = plan["matchups"], plan["cache"]
     start = time.perf_counter()
-    results: dict[tuple[int, int], dict] = {}
-    run_chunks(chunks(matchups, games, seed, jobs), play_teacher_chunk, jobs, cache,
-               lambda task, result: results.__setitem__((task.index, task.first_seed), result),
-               progress=progress, desc="generating")
-    seconds = time.perf_counter() - start
+    results: dict[tuple[int, int], dict] = {}  # (level index, first deck seed) -> the chunk's arrays
+    tasks = chunks(matchups, games, seed, jobs) if journal is None else journal.remaining
+    if journal is not None:
+        results.update(((index, first_seed), result) for (index, first_seed, _), result in journal.done.items())
+
+    def done(task: Chunk, result: dict) -> None:
+        results[task.index, task.first_seed] = result
+        if journal is not None:
+            journal.record(task, result)
+
+    run_chunks(tasks, play_teacher_chunk, jobs, cache, done, progress=progress, desc="generating",
+               played=sum(games for _, _, games in journal.done) if journal is not None else 0)
+    seconds = time.perf_counter() - start if journal is None else journal.seconds
 
     n = num_actions(matchups[0][1]["max_bid"])
     parts = {name: [] for name in ARRAYS}
@@ -388,6 +404,52 @@ def play_generation(plan: dict, progress: bool = False) -> dict:
         "ten_env_version": _version(),
     }
     return {"arrays": arrays, "meta": meta}
+
+
+def generation_identity(plan: dict) -> dict:
+    """What makes two generations the same one (for ``--resume``), each part by its name."""
+    return with_rules_and_files({"teacher": plan["teacher"], "player": plan["player"], "levels": plan["levels"],
+                                 "games": plan["games"], "seed": plan["seed"]}, plan)
+
+
+def parts_folder(out: Path) -> Path:
+    """Where ``ten distill generate -o DATA.npz`` keeps its journal and each chunk's arrays until
+    the data is saved: ``DATA.parts``."""
+    return out.with_suffix(".parts")
+
+
+def chunk_files(folder: Path) -> Codec:
+    """Each chunk's arrays in a file of its own in ``folder``, its line naming the file."""
+
+    def encode(chunk: Chunk, result: dict) -> dict:
+        name = f"chunk-{chunk.index}-{chunk.first_seed}.npz"
+
+        def write(tmp: Path) -> None:
+            with open(tmp, "wb") as handle:
+                np.savez_compressed(handle, **result["arrays"])
+
+        _replace_atomically(folder / name, write)  # whole before its line names it
+        return {"file": name, "wins": result["wins"], "single_moves": result["single_moves"]}
+
+    def decode(entry: dict) -> dict:
+        with np.load(folder / entry["file"], allow_pickle=False) as data:
+            arrays = {name: data[name] for name in ARRAYS}
+        return {"arrays": arrays, "wins": int(entry["wins"]), "single_moves": int(entry["single_moves"])}
+
+    return Codec(encode, decode)
+
+
+def _remove_parts(folder: Path) -> None:
+    """The journal and chunk files of ``folder`` (only those), and the folder if nothing else is left."""
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.name == JOURNAL or CHUNK_FILE.fullmatch(path.name):
+            path.unlink()
+    try:
+        folder.rmdir()
+    except OSError:  # something of the user's is in it: left alone
+        pass
 
 
 def _check_teacher_agent(spec: str, agent, max_bid: int) -> None:
@@ -902,7 +964,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_jobs_argument(gen, "J")
     add_rules_arguments(gen)
     gen.add_argument("-o", "--out", required=True, metavar="DATA.npz", help="the data file to write")
-    gen.add_argument("--overwrite", action="store_true", help="replace the data file if it exists")
+    gen.add_argument("--overwrite", action="store_true",
+                     help="replace the data file if it exists (or start an unfinished generation again)")
+    gen.add_argument("--resume", action="store_true",
+                     help="go on with an interrupted generation of this data file (its DATA.parts folder): give "
+                          "the same teacher and options; --jobs may differ")
     gen.set_defaults(run=run_generate)
 
     fit = steps.add_parser(
@@ -954,18 +1020,42 @@ def _no_step(args) -> int:
 def run_generate(args) -> int:
     teacher, player = check_teacher(args.teacher), check_player(args.player)
     levels = parse_levels(args.levels)
-    out = check_output(args.out, ".npz", "the data", args.overwrite)
+    if args.resume and args.overwrite:
+        raise ValueError(f"--resume goes on with the generation of {args.out!r} and --overwrite starts it again: "
+                         f"give one of them")
+    # --resume replaces a data file left by an earlier run, as the finished generation will
+    out = check_output(args.out, ".npz", "the data", args.overwrite or args.resume)
+    parts = parts_folder(out)
+    if not args.resume and not args.overwrite and (parts / JOURNAL).exists():
+        raise ValueError(f"{str(parts)!r} holds an unfinished generation of {str(out)!r}: use --resume to go on "
+                         f"with it (the same teacher and options), --overwrite to start again, or another -o")
     rules = rules_from_args(args)
     jobs = default_jobs() if args.jobs is None else args.jobs
     plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules,
                            player=player)
-    make_writable(out.parent)  # made only once everything else is known to be right
+    if args.resume:
+        journal = Journal.resume(parts, generation_identity(plan), plan, chunk_files(parts), what="generation",
+                                 finished=out)
+        make_writable(parts)
+        print(f"resuming {str(parts / JOURNAL)!r}: {sum(games for _, _, games in journal.done)} of "
+              f"{args.games * len(levels)} games already played")
+    else:
+        _remove_parts(parts)  # an unfinished generation that --overwrite starts again
+        make_writable(parts)  # made only once everything else is known to be right
+        journal = Journal.start(parts, generation_identity(plan), chunks(plan["matchups"], args.games, args.seed, jobs),
+                                chunk_files(parts))
     if args.seed < EVAL_DECKS:
         print(f"note: deck seeds {args.seed}-{args.seed + args.games - 1} are among those ten eval plays by "
               f"default (from 0; --games {EVAL_DECKS} plays 0-{EVAL_DECKS - 1}): evaluate on other seeds, or "
               f"generate with --seed {EVAL_DECKS} or more", file=sys.stderr)
-    data = play_generation(plan, progress=True)
+    try:
+        data = play_generation(plan, progress=True, journal=journal)
+    except KeyboardInterrupt:
+        print(f"\nthe games played so far are kept in {str(parts)!r}: run the same command with --resume to go on",
+              file=sys.stderr)
+        raise
     save_data(data, out)
+    _remove_parts(parts)
     print(summary(data, out))
     return 0
 

@@ -81,7 +81,7 @@ from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_argume
                       need_training_extra, parse_levels, parse_opponents, prepare_out_dir, rules_from_args,
                       run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
-from .journal import JOURNAL, Journal, file_digests
+from .journal import JOURNAL, Journal, file_digests, identity
 from .runner import chunks, default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
 
@@ -309,15 +309,15 @@ def run(args) -> int:
                     games=args.games, seed=args.seed, jobs=args.jobs, rules=rules_from_args(args),
                     trust=args.trust_model)
     if resume:
-        journal = Journal.resume(out_dir, plan)
+        journal = Journal.resume(out_dir, identity(plan), plan, finished=out_dir / "report.json")
         prepare_out_dir(out_dir)  # writable; the report of an earlier run may be there: this one replaces it
         played = sum(results.games for _, results in journal.done.values())
         print(f"resuming {str(out_dir / JOURNAL)!r}: {played} of {plan['games'] * len(plan['matchups'])} games "
               f"already played")
     else:
         prepare_out_dir(out_dir, REPORT_FILES, args.overwrite)
-        journal = Journal.start(out_dir, plan, chunks(plan["matchups"], plan["games"], plan["seed"], plan["jobs"],
-                                                      plan["trust"]))
+        journal = Journal.start(out_dir, identity(plan), chunks(plan["matchups"], plan["games"], plan["seed"],
+                                                                plan["jobs"], plan["trust"]))
     try:
         report = _execute(plan, progress=True, journal=journal)
     except KeyboardInterrupt:

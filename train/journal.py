@@ -1,14 +1,17 @@
-"""The journal of an evaluation: the games played so far, so that an interrupted ``ten eval`` can go on.
+"""The journal of a long run of games: the chunks played so far, so that an interrupted
+``ten eval`` or ``ten distill generate`` can go on.
 
-``ten eval`` writes ``progress.jsonl`` in its ``--out`` folder as it plays: a first
-line that says which evaluation this is (the agent, the matchups with their rules,
-the games, the first deck seed) and how its games are cut into chunks, then one line
-per chunk played, with that chunk's tallies. When the report is saved the journal is
-removed. If the run stops first (Ctrl-C, a closed terminal, a machine taken back),
-``ten eval ... --resume`` with the same agent and options reads the journal, plays
-only the chunks it lacks, on as many ``--jobs`` as it is given, and writes the report
-an unbroken run would have written: game ``i`` of a matchup is always deck seed
-``seed + i``, and each chunk's games are played as they would have been.
+``ten eval`` writes ``progress.jsonl`` in its ``--out`` folder as it plays (``ten
+distill generate -o DATA.npz`` in ``DATA.parts/``, beside its chunks' arrays): a first
+line that says which run this is (the agent, the levels or opponents, the rules, the
+games, the first deck seed, the digests of the files it reads) and how its games are
+cut into chunks, then one line per chunk played, with what that chunk gave (its
+tallies, or the file of its arrays). When the report (the data) is saved the journal is
+removed. If the run stops first (Ctrl-C, a closed terminal, a machine taken back), the
+same command with ``--resume`` reads the journal, plays only the chunks it lacks, on as
+many ``--jobs`` as it is given, and writes what an unbroken run would have written:
+game ``i`` of a matchup is always deck seed ``seed + i``, and each chunk's games are
+played as they would have been.
 
 A line cut short by the run being killed while writing it is dropped (its chunk is
 played again); any other damage is an error that says so.
@@ -18,8 +21,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
+import zipfile
 from dataclasses import asdict
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from agents import Results
 from agents.registry import network_of
@@ -43,6 +49,19 @@ def results_from_json(data: dict) -> Results:
     fields = dict(data)
     fields["per_game"] = [(seed, tuple(outcomes), tuple(margins)) for seed, outcomes, margins in data["per_game"]]
     return Results(**fields)
+
+
+class Codec(NamedTuple):
+    """How a chunk's result is kept: ``encode(chunk, result)`` gives what its line holds (and may
+    write files beside the journal), ``decode(entry)`` reads the result back from that line."""
+
+    encode: Callable
+    decode: Callable
+
+
+#: ``ten eval``'s chunks: ``(matchup index, Results)``, the tallies on the line itself.
+TALLIES = Codec(lambda chunk, result: {"results": results_to_json(result[1])},
+                lambda entry: (entry["chunk"][0], results_from_json(entry["results"])))
 
 
 def file_digests(agents, deck_file) -> dict:
@@ -70,8 +89,13 @@ def identity(plan: dict) -> dict:
         fields["levels"] = [matchup_rules["jen_level"] for _, matchup_rules in plan["matchups"]]
     else:
         fields["opponents"] = list(specs[1:])
-    fields.update((key, value) for key, value in rules.items() if key != "jen_level")
-    fields["files"] = plan["files"]
+    return with_rules_and_files(fields, plan)
+
+
+def with_rules_and_files(fields: dict, plan: dict) -> dict:
+    """``fields`` and the rules of ``plan``'s matchups (but the JEN level) and the digests of its files."""
+    rules = plan["matchups"][0][1]
+    fields = {**fields, **{key: value for key, value in rules.items() if key != "jen_level"}, "files": plan["files"]}
     return _plain(fields)
 
 
@@ -106,36 +130,48 @@ def _key(chunk: Chunk) -> tuple[int, int, int]:
 
 
 class Journal:
-    """``progress.jsonl`` of one evaluation: :meth:`start` a new one or :meth:`resume` one,
-    :meth:`record` each chunk as it ends, :meth:`finish` once the report is saved."""
+    """``progress.jsonl`` of one run: :meth:`start` a new one or :meth:`resume` one, :meth:`record`
+    each chunk as it ends, :meth:`finish` once what the run makes is saved."""
 
-    def __init__(self, path: Path, chunks: list[Chunk], done: dict):
+    def __init__(self, path: Path, chunks: list[Chunk], done: dict, codec: Codec, seconds_before: float = 0.0):
         self.path = path
         self.chunks = chunks
-        self.done = done  # chunk key -> (matchup index, Results)
+        self.done = done  # chunk key -> result (as the codec reads it back)
+        self.codec = codec
+        self.seconds_before = seconds_before  # the wall time of the chunks kept by earlier sessions
+        self.started = time.perf_counter()
 
     @property
     def remaining(self) -> list[Chunk]:
         return [chunk for chunk in self.chunks if _key(chunk) not in self.done]
 
+    @property
+    def seconds(self) -> float:
+        """The wall time spent on the run, earlier sessions' up to their last chunk kept included."""
+        return self.seconds_before + time.perf_counter() - self.started
+
     @classmethod
-    def start(cls, folder: Path, plan: dict, chunks: list[Chunk]) -> "Journal":
-        """A new journal for ``plan`` played as ``chunks`` (an older one in ``folder`` is replaced)."""
+    def start(cls, folder: Path, identity: dict, chunks: list[Chunk], codec: Codec = TALLIES) -> "Journal":
+        """A new journal of the run ``identity`` names, played as ``chunks`` (an older one in ``folder``
+        is replaced)."""
         path = Path(folder) / JOURNAL
-        header = {"format": FORMAT, **identity(plan), "chunks": [list(_key(c)) for c in chunks]}
+        header = {"format": FORMAT, **identity, "chunks": [list(_key(c)) for c in chunks]}
         try:
             path.write_text(json.dumps(header) + "\n")
         except OSError as exc:
             raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-        return cls(path, chunks, {})
+        return cls(path, chunks, {}, codec)
 
     @classmethod
-    def resume(cls, folder: Path, plan: dict) -> "Journal":
-        """The journal in ``folder``, checked to be ``plan``'s; ``ValueError`` saying what is wrong."""
+    def resume(cls, folder: Path, identity: dict, plan: dict, codec: Codec = TALLIES, what: str = "evaluation",
+               finished: Path | None = None) -> "Journal":
+        """The journal in ``folder``, checked to be of the run ``identity`` names, its chunks those of
+        ``plan``'s matchups; ``ValueError`` saying what is wrong. ``what`` names the kind of run in
+        the messages; ``finished`` is the file a finished run leaves, named when there is no journal."""
         path = Path(folder) / JOURNAL
         if not path.is_file():
-            finished = " (its report.json is of a finished one)" if (Path(folder) / "report.json").is_file() else ""
-            raise ValueError(f"--resume: {str(folder)!r} holds no evaluation to resume (no {JOURNAL}){finished}")
+            done = f" ({str(finished)!r} is that of a finished one)" if finished and finished.is_file() else ""
+            raise ValueError(f"--resume: {str(folder)!r} holds no {what} to resume (no {JOURNAL}){done}")
         try:
             lines = path.read_text().splitlines()
         except (OSError, UnicodeDecodeError) as exc:
@@ -152,21 +188,19 @@ class Journal:
                                  f"start again with --overwrite") from None
         header = entries[0] if entries else None
         if not isinstance(header, dict) or header.get("format") != FORMAT or "chunks" not in header:
-            raise ValueError(f"--resume: {str(path)!r} is not a ten eval journal of this version; "
+            raise ValueError(f"--resume: {str(path)!r} is not a ten-env journal of this version; "
                              f"start again with --overwrite")
-        differ = _differences(header, identity(plan))
+        differ = _differences(header, identity)
         if differ:
-            raise ValueError(f"--resume: {str(folder)!r} holds an evaluation with other settings "
+            raise ValueError(f"--resume: {str(folder)!r} holds a {what} with other settings "
                              f"(differs in: {'; '.join(differ)}); give the same agent and options as that run, "
-                             f"or another --out")
+                             f"or another -o/--out")
         try:
             chunks = [Chunk(index, tuple(plan["matchups"][index][0]), plan["matchups"][index][1], first_seed, games,
-                            plan["trust"]) for index, first_seed, games in header["chunks"]]
-            done = {}
-            for entry in entries[1:]:
-                key = tuple(entry["chunk"])
-                done[key] = (key[0], results_from_json(entry["results"]))
-        except (KeyError, IndexError, TypeError, ValueError):
+                            plan.get("trust", False)) for index, first_seed, games in header["chunks"]]
+            done = {tuple(entry["chunk"]): codec.decode(entry) for entry in entries[1:]}
+            seconds = float(entries[-1].get("seconds", 0.0)) if len(entries) > 1 else 0.0
+        except (KeyError, IndexError, TypeError, ValueError, OSError, zipfile.BadZipFile):
             raise ValueError(f"--resume: {str(path)!r} is damaged; start again with --overwrite") from None
         if not set(done) <= {_key(c) for c in chunks}:
             raise ValueError(f"--resume: {str(path)!r} is damaged (a chunk it does not plan); "
@@ -176,12 +210,16 @@ class Journal:
                 path.write_text("".join(line + "\n" for line in lines[:-1]))
             except OSError as exc:
                 raise ValueError(f"--resume: cannot write {str(path)!r}: {exc.strerror or exc}") from None
-        return cls(path, chunks, done)
+        return cls(path, chunks, done, codec, seconds)
 
-    def record(self, chunk: Chunk, result: tuple[int, Results]) -> None:
+    def record(self, chunk: Chunk, result) -> None:
         """Add a chunk just played (written at once: a run stopped next loses no more than the chunks under way)."""
         self.done[_key(chunk)] = result
-        line = json.dumps({"chunk": list(_key(chunk)), "results": results_to_json(result[1])})
+        try:
+            kept = self.codec.encode(chunk, result)
+        except OSError as exc:
+            raise ValueError(f"cannot write beside {str(self.path)!r}: {exc.strerror or exc}") from None
+        line = json.dumps({"chunk": list(_key(chunk)), "seconds": round(self.seconds, 3), **kept})
         try:
             # "r+", not "a": a journal removed meanwhile (another run on this --out finished) is not
             # silently begun again without its first line.
@@ -193,5 +231,5 @@ class Journal:
                              f"before are kept there, if it is") from None
 
     def finish(self) -> None:
-        """The report is saved: the journal has served."""
+        """What the run makes is saved: the journal has served."""
         self.path.unlink(missing_ok=True)
