@@ -788,3 +788,39 @@ def test_generate_overwrite_starts_an_unfinished_generation_again(tmp_path, caps
     assert D.load_data(out)["meta"]["games_per_level"] == 2
     # only the generator's own files were removed; the folder stays for the user's file
     assert sorted(p.name for p in (tmp_path / "x.parts").iterdir()) == ["mine.txt"]
+
+
+def test_a_chunk_file_gone_or_damaged_is_played_again_and_a_failed_save_resumed(generated, tmp_path, capsys,
+                                                                                   monkeypatch):
+    out = tmp_path / "data.npz"
+    argv = ["distill", "generate", TEACHER, "--levels", "6,9", "--games", str(GAMES), "--seed", str(SEED),
+            "--jobs", "1", "-o", str(out)]
+    with monkeypatch.context() as patch:
+        _interrupt_generation_after(patch, 2)
+        assert main(argv) == 130
+    files = sorted((tmp_path / "data.parts").glob("chunk-*.npz"))
+    assert len(files) == 2
+    files[0].write_bytes(b"")  # cut short
+    files[1].unlink()  # gone
+    capsys.readouterr()
+
+    def cannot_save(data, path):
+        raise ValueError(f"cannot write {str(path)!r}: No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(D, "save_data", cannot_save)
+        assert main(argv + ["--resume"]) == 2
+    captured = capsys.readouterr()
+    assert "0 of 4 games already played" in captured.out  # both chunks played again
+    error = captured.err.splitlines()[-1]  # after the note that these deck seeds are ten eval's
+    assert error.startswith("ten: error: ") and "No space left on device" in error
+    assert "--resume saves the data" in error and "Traceback" not in captured.err
+
+    with monkeypatch.context() as patch:
+        played = _interrupt_generation_after(patch, 100)
+        assert main(argv + ["--resume"]) == 0
+    assert not played and "4 of 4 games already played" in capsys.readouterr().out
+    data = D.load_data(out)
+    for name in D.ARRAYS:
+        np.testing.assert_array_equal(data["arrays"][name], generated["arrays"][name], err_msg=name)
+    assert [p.name for p in tmp_path.iterdir()] == ["data.npz"]

@@ -23,8 +23,9 @@ Two steps, each a command.
     game, as for ``ten eval``. A progress bar counts the games; the last line says how
     many decisions were written and how often the teacher won at each level. Until the
     data is saved, ``DATA.parts/`` beside it keeps each chunk of games played
-    (:mod:`train.journal`), so a run that stops goes on with the same command and
-    ``--resume``, to the same data.
+    (:mod:`train.journal`; about as much disk as the data again), so a run that stops
+    goes on with the same command and ``--resume``, to the same data; a chunk whose file
+    is gone or damaged is played again.
 
     ``--player AGENT`` (DAgger, Ross et al. 2011): the player (the network being trained,
     say) makes every move and the teacher only labels the positions it reaches. A network
@@ -181,7 +182,7 @@ from ten_env.rules import JEN_LEVELS
 
 from .options import (add_jobs_argument, add_rules_arguments, at_least, check_max_bid, check_output, make_writable,
                       parse_levels, real_number, rules_from_args, span, whole_number)
-from .journal import JOURNAL, Codec, Journal, file_digests, with_rules_and_files
+from .journal import JOURNAL, Codec, Journal, check_resumable, file_digests, with_rules_and_files
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
@@ -200,7 +201,8 @@ VALUE_TARGETS = ("reward", "outcome")
 NEW_UNIT_SCALE = 0.1
 FROM_HINT = "ten distill train starts only from a model file that loads without unpickling (as ten train writes)"
 EVAL_DECKS = 1000  # ten eval --games 1000 plays deck seeds 0-999: data on those decks would be measured on itself
-CHUNK_FILE = re.compile(r"\.?chunk-\d+-\d+(-\w+)?\.npz")  # the names chunk_files writes (and its temporary files)
+#: The names chunk_files writes, and those of its temporary files (``_replace_atomically``).
+CHUNK_FILE = re.compile(r"chunk-[0-9]+-[0-9]+\.npz|\.chunk-[0-9]+-[0-9]+-[a-z0-9_]+\.npz")
 SEAT = 0  # the searching seat: in the solitaire game the agent always sits in seat 0, JEN in seat 1
 
 
@@ -382,7 +384,7 @@ def play_generation(plan: dict, progress: bool = False, journal: Journal | None 
             journal.record(task, result)
 
     run_chunks(tasks, play_teacher_chunk, jobs, cache, done, progress=progress, desc="generating",
-               played=sum(games for _, _, games in journal.done) if journal is not None else 0)
+               played=journal.played if journal is not None else 0)
     seconds = time.perf_counter() - start if journal is None else journal.seconds
 
     n = num_actions(matchups[0][1]["max_bid"])
@@ -431,9 +433,15 @@ def chunk_files(folder: Path) -> Codec:
         _replace_atomically(folder / name, write)  # whole before its line names it
         return {"file": name, "wins": result["wins"], "single_moves": result["single_moves"]}
 
-    def decode(entry: dict) -> dict:
-        with np.load(folder / entry["file"], allow_pickle=False) as data:
-            arrays = {name: data[name] for name in ARRAYS}
+    def decode(entry: dict) -> dict | None:
+        name = entry["file"]
+        if not isinstance(name, str) or not CHUNK_FILE.fullmatch(name) or name.startswith("."):
+            raise ValueError(f"not a chunk file's name: {name!r}")  # the journal is damaged
+        try:
+            with np.load(folder / name, allow_pickle=False) as data:
+                arrays = {key: data[key] for key in ARRAYS}
+        except Exception:  # gone, cut short or damaged (np.load raises EOFError, zlib.error ...): played again
+            return None
         return {"arrays": arrays, "wins": int(entry["wins"]), "single_moves": int(entry["single_moves"])}
 
     return Codec(encode, decode)
@@ -1031,14 +1039,16 @@ def run_generate(args) -> int:
                          f"with it (the same teacher and options), --overwrite to start again, or another -o")
     rules = rules_from_args(args)
     jobs = default_jobs() if args.jobs is None else args.jobs
+    if args.resume:
+        check_resumable(parts, "generation", finished=out)  # before the agents are loaded
     plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules,
                            player=player)
     if args.resume:
         journal = Journal.resume(parts, generation_identity(plan), plan, chunk_files(parts), what="generation",
-                                 finished=out)
+                                 finished=out, same="the same teacher and options as that run, or another -o")
         make_writable(parts)
-        print(f"resuming {str(parts / JOURNAL)!r}: {sum(games for _, _, games in journal.done)} of "
-              f"{args.games * len(levels)} games already played")
+        print(f"resuming {str(parts / JOURNAL)!r}: {journal.played} of {args.games * len(levels)} games "
+              f"already played")
     else:
         _remove_parts(parts)  # an unfinished generation that --overwrite starts again
         make_writable(parts)  # made only once everything else is known to be right
@@ -1054,7 +1064,11 @@ def run_generate(args) -> int:
         print(f"\nthe games played so far are kept in {str(parts)!r}: run the same command with --resume to go on",
               file=sys.stderr)
         raise
-    save_data(data, out)
+    try:
+        save_data(data, out)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; the games are kept in {str(parts)!r}: --resume saves the data once it can be "
+                         f"written") from None
     _remove_parts(parts)
     print(summary(data, out))
     return 0

@@ -81,7 +81,7 @@ from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_argume
                       need_training_extra, parse_levels, parse_opponents, prepare_out_dir, rules_from_args,
                       run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
-from .journal import JOURNAL, Journal, file_digests, identity
+from .journal import JOURNAL, Journal, check_resumable, file_digests, identity
 from .runner import chunks, default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
 
@@ -303,6 +303,8 @@ def run(args) -> int:
     if not resume and not args.overwrite and (out_dir / JOURNAL).exists():
         raise ValueError(f"--out {str(out_dir)!r} holds an unfinished evaluation ({JOURNAL}): use --resume to "
                          f"go on with it (the same agent and options), --overwrite to start again, or another --out")
+    if resume:
+        check_resumable(out_dir, finished=out_dir / "report.json")  # before the agents are loaded
     # Every input first (agents loaded, rules and deck checked), then the folder, then the games:
     # a mistake or an unwritable --out fails at once, not after the last game.
     plan = _prepare(args.agent, levels=levels, opponents=opponents, num_players=args.players,
@@ -311,9 +313,8 @@ def run(args) -> int:
     if resume:
         journal = Journal.resume(out_dir, identity(plan), plan, finished=out_dir / "report.json")
         prepare_out_dir(out_dir)  # writable; the report of an earlier run may be there: this one replaces it
-        played = sum(results.games for _, results in journal.done.values())
-        print(f"resuming {str(out_dir / JOURNAL)!r}: {played} of {plan['games'] * len(plan['matchups'])} games "
-              f"already played")
+        print(f"resuming {str(out_dir / JOURNAL)!r}: {journal.played} of {plan['games'] * len(plan['matchups'])} "
+              f"games already played")
     else:
         prepare_out_dir(out_dir, REPORT_FILES, args.overwrite)
         journal = Journal.start(out_dir, identity(plan), chunks(plan["matchups"], plan["games"], plan["seed"],

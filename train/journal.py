@@ -53,7 +53,8 @@ def results_from_json(data: dict) -> Results:
 
 class Codec(NamedTuple):
     """How a chunk's result is kept: ``encode(chunk, result)`` gives what its line holds (and may
-    write files beside the journal), ``decode(entry)`` reads the result back from that line."""
+    write files beside the journal), ``decode(entry)`` reads the result back from that line
+    (``None``: it is lost, a file of it gone or damaged, and the chunk is played again)."""
 
     encode: Callable
     decode: Callable
@@ -129,6 +130,14 @@ def _key(chunk: Chunk) -> tuple[int, int, int]:
     return chunk.index, chunk.first_seed, chunk.games
 
 
+def check_resumable(folder: Path, what: str = "evaluation", finished: Path | None = None) -> None:
+    """``ValueError`` if ``folder`` holds no journal to resume; ``finished`` is the file a finished
+    run leaves, named when it is there. Cheap: callers check it before loading any agent."""
+    if not (Path(folder) / JOURNAL).is_file():
+        done = f" ({str(finished)!r} is that of a finished one)" if finished and finished.is_file() else ""
+        raise ValueError(f"--resume: {str(folder)!r} holds no {what} to resume (no {JOURNAL}){done}")
+
+
 class Journal:
     """``progress.jsonl`` of one run: :meth:`start` a new one or :meth:`resume` one, :meth:`record`
     each chunk as it ends, :meth:`finish` once what the run makes is saved."""
@@ -144,6 +153,11 @@ class Journal:
     @property
     def remaining(self) -> list[Chunk]:
         return [chunk for chunk in self.chunks if _key(chunk) not in self.done]
+
+    @property
+    def played(self) -> int:
+        """The games of the chunks done."""
+        return sum(games for _, _, games in self.done)
 
     @property
     def seconds(self) -> float:
@@ -164,14 +178,14 @@ class Journal:
 
     @classmethod
     def resume(cls, folder: Path, identity: dict, plan: dict, codec: Codec = TALLIES, what: str = "evaluation",
-               finished: Path | None = None) -> "Journal":
+               finished: Path | None = None, same: str = "the same agent and options as that run, or another --out"
+               ) -> "Journal":
         """The journal in ``folder``, checked to be of the run ``identity`` names, its chunks those of
         ``plan``'s matchups; ``ValueError`` saying what is wrong. ``what`` names the kind of run in
-        the messages; ``finished`` is the file a finished run leaves, named when there is no journal."""
+        the messages, ``same`` what to give instead of other settings; ``finished``: see
+        :func:`check_resumable`."""
+        check_resumable(folder, what, finished)
         path = Path(folder) / JOURNAL
-        if not path.is_file():
-            done = f" ({str(finished)!r} is that of a finished one)" if finished and finished.is_file() else ""
-            raise ValueError(f"--resume: {str(folder)!r} holds no {what} to resume (no {JOURNAL}){done}")
         try:
             lines = path.read_text().splitlines()
         except (OSError, UnicodeDecodeError) as exc:
@@ -193,12 +207,12 @@ class Journal:
         differ = _differences(header, identity)
         if differ:
             raise ValueError(f"--resume: {str(folder)!r} holds a {what} with other settings "
-                             f"(differs in: {'; '.join(differ)}); give the same agent and options as that run, "
-                             f"or another -o/--out")
+                             f"(differs in: {'; '.join(differ)}); give {same}")
         try:
             chunks = [Chunk(index, tuple(plan["matchups"][index][0]), plan["matchups"][index][1], first_seed, games,
                             plan.get("trust", False)) for index, first_seed, games in header["chunks"]]
             done = {tuple(entry["chunk"]): codec.decode(entry) for entry in entries[1:]}
+            done = {key: result for key, result in done.items() if result is not None}
             seconds = float(entries[-1].get("seconds", 0.0)) if len(entries) > 1 else 0.0
         except (KeyError, IndexError, TypeError, ValueError, OSError, zipfile.BadZipFile):
             raise ValueError(f"--resume: {str(path)!r} is damaged; start again with --overwrite") from None

@@ -200,6 +200,6 @@ def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progr
         for result in journal.done.values():
             add(result)
         tasks = journal.remaining
-    played = sum(part.games for matchup_parts in parts for part in matchup_parts)  # by a resumed journal
-    run_chunks(tasks, play_chunk, jobs, {} if cache is None else cache, done, progress, played=played)
+    run_chunks(tasks, play_chunk, jobs, {} if cache is None else cache, done, progress,
+               played=journal.played if journal is not None else 0)
     return [Results().merge(*matchup_parts) for matchup_parts in parts]
