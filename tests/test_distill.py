@@ -11,6 +11,8 @@ import sys
 import numpy as np
 import pytest
 
+from interrupt import interrupt_after
+
 from agents import PolicyAgent, play_games
 from agents.registry import make_agent
 from ten_env import Game, Rules
@@ -729,17 +731,7 @@ def test_ppo_jen_tuned_outcome_is_ppo_jen_tuneds_policy_with_a_value_of_the_outc
 
 
 def _interrupt_generation_after(monkeypatch, chunks_to_play: int) -> list:
-    played = []
-    real = D.play_teacher_chunk
-
-    def play(chunk, cache):
-        if len(played) == chunks_to_play:
-            raise KeyboardInterrupt
-        played.append(chunk)
-        return real(chunk, cache)
-
-    monkeypatch.setattr(D, "play_teacher_chunk", play)
-    return played
+    return interrupt_after(monkeypatch, D, "play_teacher_chunk", chunks_to_play)
 
 
 def test_an_interrupted_generation_resumes_to_the_same_data(generated, tmp_path, capsys, monkeypatch):

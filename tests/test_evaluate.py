@@ -14,6 +14,7 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
+from interrupt import interrupt_after
 from models import save_model_for_other_observations
 
 from agents import HeuristicAgent, Results, play_games
@@ -625,17 +626,7 @@ def _without_timing(report: dict) -> dict:
 
 def _interrupt_after(monkeypatch, chunks_to_play: int) -> list:
     """Make the next evaluation stop (as Ctrl-C would) once ``chunks_to_play`` chunks are played."""
-    played = []
-    real = runner.play_chunk
-
-    def play(chunk, cache):
-        if len(played) == chunks_to_play:
-            raise KeyboardInterrupt
-        played.append(chunk)
-        return real(chunk, cache)
-
-    monkeypatch.setattr(runner, "play_chunk", play)
-    return played
+    return interrupt_after(monkeypatch, runner, "play_chunk", chunks_to_play)
 
 
 def test_an_interrupted_evaluation_resumes_to_the_report_of_an_unbroken_run(tmp_path, capsys, monkeypatch):
