@@ -815,7 +815,7 @@ def test_resume_with_every_chunk_played_saves_the_report(tmp_path, capsys, monke
         patch.setattr(E, "save_report", cannot_save)
         assert E.main(_ladder_args(out, "--jobs", "1")) == 2
     err = capsys.readouterr().err
-    assert "No space left on device" in err and "--resume saves it" in err and err.count("\n") == 1
+    assert "No space left on device" in err and "--resume saves the report" in err and err.count("\n") == 1
     with monkeypatch.context() as patch:
         played = _interrupt_after(patch, 100)
         assert E.main(_ladder_args(out, "--jobs", "2", "--resume")) == 0

@@ -182,7 +182,7 @@ from ten_env.rules import JEN_LEVELS
 
 from .options import (add_jobs_argument, add_rules_arguments, at_least, check_max_bid, check_output, make_writable,
                       parse_levels, real_number, rules_from_args, span, whole_number)
-from .journal import JOURNAL, Codec, Journal, check_resumable, file_digests, with_rules_and_files
+from .journal import JOURNAL, Codec, Journal, Resumable, file_digests, with_rules_and_files
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
@@ -1028,47 +1028,31 @@ def _no_step(args) -> int:
 def run_generate(args) -> int:
     teacher, player = check_teacher(args.teacher), check_player(args.player)
     levels = parse_levels(args.levels)
-    if args.resume and args.overwrite:
-        raise ValueError(f"--resume goes on with the generation of {args.out!r} and --overwrite starts it again: "
-                         f"give one of them")
     # --resume replaces a data file left by an earlier run, as the finished generation will
     out = check_output(args.out, ".npz", "the data", args.overwrite or args.resume)
     parts = parts_folder(out)
-    if not args.resume and not args.overwrite and (parts / JOURNAL).exists():
-        raise ValueError(f"{str(parts)!r} holds an unfinished generation of {str(out)!r}: use --resume to go on "
-                         f"with it (the same teacher and options), --overwrite to start again, or another -o")
+    run = Resumable(parts, args.resume, args.overwrite, what="generation", of=f"of {str(out)!r}", option="-o",
+                    same="the same teacher and options", product="the data", finished=out)
     rules = rules_from_args(args)
     jobs = default_jobs() if args.jobs is None else args.jobs
-    if args.resume:
-        check_resumable(parts, "generation", finished=out)  # before the agents are loaded
     plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules,
                            player=player)
-    if args.resume:
-        journal = Journal.resume(parts, generation_identity(plan), plan, chunk_files(parts), what="generation",
-                                 finished=out, same="the same teacher and options as that run, or another -o")
+
+    def prepare():  # made only once everything else is known to be right
+        if not args.resume:
+            _remove_parts(parts)  # an unfinished generation that --overwrite starts again
         make_writable(parts)
-        print(f"resuming {str(parts / JOURNAL)!r}: {journal.played} of {args.games * len(levels)} games "
-              f"already played")
-    else:
-        _remove_parts(parts)  # an unfinished generation that --overwrite starts again
-        make_writable(parts)  # made only once everything else is known to be right
-        journal = Journal.start(parts, generation_identity(plan), chunks(plan["matchups"], args.games, args.seed, jobs),
-                                chunk_files(parts))
+
+    journal = run.open(generation_identity(plan), plan, chunks(plan["matchups"], args.games, args.seed, jobs),
+                       chunk_files(parts), prepare)
     if args.seed < EVAL_DECKS:
         print(f"note: deck seeds {args.seed}-{args.seed + args.games - 1} are among those ten eval plays by "
               f"default (from 0; --games {EVAL_DECKS} plays 0-{EVAL_DECKS - 1}): evaluate on other seeds, or "
               f"generate with --seed {EVAL_DECKS} or more", file=sys.stderr)
-    try:
+    with run.playing():
         data = play_generation(plan, progress=True, journal=journal)
-    except KeyboardInterrupt:
-        print(f"\nthe games played so far are kept in {str(parts)!r}: run the same command with --resume to go on",
-              file=sys.stderr)
-        raise
-    try:
+    with run.saving():
         save_data(data, out)
-    except ValueError as exc:
-        raise ValueError(f"{exc}; the games are kept in {str(parts)!r}: --resume saves the data once it can be "
-                         f"written") from None
     _remove_parts(parts)
     print(summary(data, out))
     return 0

@@ -81,7 +81,7 @@ from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_argume
                       need_training_extra, parse_levels, parse_opponents, prepare_out_dir, rules_from_args,
                       run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
-from .journal import JOURNAL, Journal, check_resumable, file_digests, identity
+from .journal import Journal, Resumable, file_digests, identity
 from .runner import chunks, default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
 
@@ -296,41 +296,23 @@ def run(args) -> int:
     if args.out is not None and not args.out.strip():
         raise ValueError("--out is empty: give a folder for report.json / ladder.png")
     out_dir = Path(args.out) if args.out is not None else Path("runs") / "eval" / agent_name(args.agent)
-    resume = args.resume
-    if resume and args.overwrite:
-        raise ValueError(f"--resume goes on with the evaluation in {str(out_dir)!r} and --overwrite starts it "
-                         f"again: give one of them")
-    if not resume and not args.overwrite and (out_dir / JOURNAL).exists():
-        raise ValueError(f"--out {str(out_dir)!r} holds an unfinished evaluation ({JOURNAL}): use --resume to "
-                         f"go on with it (the same agent and options), --overwrite to start again, or another --out")
-    if resume:
-        check_resumable(out_dir, finished=out_dir / "report.json")  # before the agents are loaded
+    run = Resumable(out_dir, args.resume, args.overwrite, what="evaluation", of=f"in {str(out_dir)!r}",
+                    option="--out", same="the same agent and options", product="the report",
+                    finished=out_dir / "report.json")
     # Every input first (agents loaded, rules and deck checked), then the folder, then the games:
     # a mistake or an unwritable --out fails at once, not after the last game.
     plan = _prepare(args.agent, levels=levels, opponents=opponents, num_players=args.players,
                     games=args.games, seed=args.seed, jobs=args.jobs, rules=rules_from_args(args),
                     trust=args.trust_model)
-    if resume:
-        journal = Journal.resume(out_dir, identity(plan), plan, finished=out_dir / "report.json")
-        prepare_out_dir(out_dir)  # writable; the report of an earlier run may be there: this one replaces it
-        print(f"resuming {str(out_dir / JOURNAL)!r}: {journal.played} of {plan['games'] * len(plan['matchups'])} "
-              f"games already played")
-    else:
-        prepare_out_dir(out_dir, REPORT_FILES, args.overwrite)
-        journal = Journal.start(out_dir, identity(plan), chunks(plan["matchups"], plan["games"], plan["seed"],
-                                                                plan["jobs"], plan["trust"]))
-    try:
+    # A resumed run replaces the report an earlier one may have left.
+    journal = run.open(identity(plan), plan, chunks(plan["matchups"], plan["games"], plan["seed"], plan["jobs"],
+                                                    plan["trust"]),
+                       prepare=lambda: prepare_out_dir(out_dir, () if args.resume else REPORT_FILES, args.overwrite))
+    with run.playing():
         report = _execute(plan, progress=True, journal=journal)
-    except KeyboardInterrupt:
-        print(f"\nthe games played so far are kept in {str(journal.path)!r}: run the same command with --resume "
-              f"to go on", file=sys.stderr)
-        raise
     print(format_table(report))
-    try:
+    with run.saving():
         json_path, png_path = save_report(report, out_dir)
-    except OSError as exc:
-        raise ValueError(f"cannot save the report in {str(out_dir)!r}: {exc.strerror or exc}; the games are "
-                         f"kept in {JOURNAL}: --resume saves it once the folder can be written") from None
     journal.finish()
     print(f"saved {json_path}" + (f" and {png_path}" if png_path else ""))
     if getattr(args, "save_games", 0):

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 import zipfile
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -247,3 +249,64 @@ class Journal:
     def finish(self) -> None:
         """What the run makes is saved: the journal has served."""
         self.path.unlink(missing_ok=True)
+
+
+class Resumable:
+    """What ``ten eval`` and ``ten distill generate`` share about ``--resume`` and ``--overwrite``,
+    in the order a command meets it: the options checked against ``folder`` (built before any
+    agent loads), :meth:`open` the journal once the run is planned, play inside
+    :meth:`playing`, save what the run makes inside :meth:`saving`, then ``journal.finish()``.
+
+    ``what`` names the run in messages ("evaluation"), ``of`` says whose ("in 'runs/x'"),
+    ``option`` is the command's output option (``--out``, ``-o``), ``same`` what a resume must be
+    given again ("the same agent and options"), ``product`` what the run saves ("the report"),
+    ``finished`` the file a finished run leaves."""
+
+    def __init__(self, folder: Path, resume: bool, overwrite: bool, *, what: str, of: str, option: str,
+                 same: str, product: str, finished: Path):
+        self.folder, self.resume = Path(folder), resume
+        self.what, self.option, self.same, self.product, self.finished = what, option, same, product, finished
+        if resume and overwrite:
+            raise ValueError(f"--resume goes on with the {what} {of} and --overwrite starts it again: "
+                             f"give one of them")
+        if resume:
+            check_resumable(self.folder, what, finished)
+        elif not overwrite and (self.folder / JOURNAL).exists():
+            raise ValueError(f"{str(self.folder)!r} holds an unfinished {what} ({JOURNAL}): use --resume to go on "
+                             f"with it ({same}), --overwrite to start again, or another {option}")
+
+    def open(self, identity: dict, plan: dict, chunks: list[Chunk], codec: Codec = TALLIES,
+             prepare: Callable[[], None] = lambda: None) -> Journal:
+        """The journal of the run ``identity`` names: the one in the folder, checked, with ``--resume``
+        (``prepare()`` after the check), else a new one played as ``chunks`` (``prepare()`` before it:
+        what ``--overwrite`` clears, and the folder made)."""
+        if not self.resume:
+            prepare()
+            return Journal.start(self.folder, identity, chunks, codec)
+        journal = Journal.resume(self.folder, identity, plan, codec, self.what, self.finished,
+                                 same=f"{self.same} as that run, or another {self.option}")
+        prepare()
+        total = sum(chunk.games for chunk in journal.chunks)
+        print(f"resuming {str(journal.path)!r}: {journal.played} of {total} games already played")
+        return journal
+
+    @contextmanager
+    def playing(self):
+        """Ctrl-C while the games are played says where they are kept and how to go on."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            print(f"\nthe games played so far are kept in {str(self.folder)!r}: run the same command with "
+                  f"--resume to go on", file=sys.stderr)
+            raise
+
+    @contextmanager
+    def saving(self):
+        """A save that fails is a ``ValueError`` that says the games are kept for ``--resume``."""
+        try:
+            yield
+        except (OSError, ValueError) as exc:
+            reason = (str(exc) if isinstance(exc, ValueError)
+                      else f"cannot save {self.product} in {str(self.folder)!r}: {exc.strerror or exc}")
+            raise ValueError(f"{reason}; the games are kept in {str(self.folder)!r}: --resume saves "
+                             f"{self.product} once it can be written") from None
