@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing
+import os
 import subprocess
 import sys
 import time
@@ -763,6 +764,41 @@ def test_ctrl_c_ends_the_workers_at_once(monkeypatch):
         runner.run_chunks(tasks, runner.play_chunk, 2, {}, lambda task, result: None)
     assert time.monotonic() - started < 30
     assert not multiprocessing.active_children()
+
+
+HALF_SENT_RUN = """
+import os, sys, time
+sys.path.insert(0, {tests!r})
+import interrupt
+from ten_env import Rules
+from train import runner
+
+real_wait = runner.wait
+
+def wait_then_interrupt(pending, **kwargs):
+    while not os.path.exists(os.environ["HALF_SENT"]):  # the worker has written half its message
+        real_wait(pending, timeout=0.1)
+    time.sleep(0.5)  # and the pool's manager thread has read it
+    raise KeyboardInterrupt
+
+runner.wait = wait_then_interrupt
+tasks = runner.chunks([(("random",), Rules(jen_level=4))], games=1, seed=0, jobs=1)
+try:
+    runner.run_chunks(tasks, interrupt.half_sent, 2, {{}}, lambda task, result: None)
+except KeyboardInterrupt:
+    print("ended")
+"""
+
+
+def test_ctrl_c_ends_the_run_when_a_worker_stopped_mid_send(tmp_path):
+    # Without closing the result pipe, the pool's manager thread waits for the rest of the half
+    # message for ever, and the run with it: a separate process, so that a hang fails the test.
+    from pathlib import Path
+
+    script = HALF_SENT_RUN.format(tests=str(Path(__file__).parent))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "HALF_SENT": str(tmp_path / "half-sent")})
+    assert done.returncode == 0 and done.stdout.strip() == "ended", done.stderr[-2000:]
 
 
 def test_resume_refuses_a_model_or_deck_changed_since_the_run_began(tmp_path, capsys, monkeypatch):

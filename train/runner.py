@@ -112,12 +112,22 @@ def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool 
 def _stop_workers(executor: ProcessPoolExecutor) -> None:
     """End the workers now, the run being over (Ctrl-C, an error). Their chunks would be lost
     anyway (a journal keeps the chunks that ended), and a search's chunk takes minutes."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
     terminate = getattr(executor, "terminate_workers", None)  # Python 3.14 on
     if terminate is not None:
         terminate()
-        return
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
-        process.terminate()
+    else:
+        for process in processes:
+            process.terminate()
+    # A worker ended while sending its result leaves half a message in the result pipe, and the
+    # pool's manager thread waits for the rest for ever (shutdown, and the interpreter's exit,
+    # with it). With the workers gone, closing this end of the pipe is the last writer closed:
+    # the manager reads the end of the pipe, finds the pool broken and ends.
+    for process in processes:
+        process.join()
+    writer = getattr(getattr(executor, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        writer.close()
 
 
 def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progress: bool = False,
