@@ -112,7 +112,9 @@ def chunks(matchups: list[tuple], games: int, seed: int, jobs: int, trust: bool 
 def _stop_workers(executor: ProcessPoolExecutor) -> None:
     """End the workers now, the run being over (Ctrl-C, an error). Their chunks would be lost
     anyway (a journal keeps the chunks that ended), and a search's chunk takes minutes."""
+    # Taken first: terminate_workers shuts the executor down, which drops both.
     processes = list((getattr(executor, "_processes", None) or {}).values())
+    results = getattr(executor, "_result_queue", None)
     terminate = getattr(executor, "terminate_workers", None)  # Python 3.14 on
     if terminate is not None:
         terminate()
@@ -125,7 +127,7 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
     # the manager reads the end of the pipe, finds the pool broken and ends.
     for process in processes:
         process.join()
-    writer = getattr(getattr(executor, "_result_queue", None), "_writer", None)
+    writer = getattr(results, "_writer", None)
     if writer is not None:
         writer.close()
 
