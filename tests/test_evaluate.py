@@ -777,7 +777,8 @@ real_wait = runner.wait
 
 def wait_then_interrupt(pending, **kwargs):
     while not os.path.exists(os.environ["HALF_SENT"]):  # the worker has written half its message
-        real_wait(pending, timeout=0.1)
+        for future in real_wait(pending, timeout=0.1).done:
+            future.result()  # a worker that failed to, says why
     time.sleep(0.5)  # and the pool's manager thread has read it
     raise KeyboardInterrupt
 
@@ -852,6 +853,15 @@ def test_resume_with_every_chunk_played_saves_the_report(tmp_path, capsys, monke
         assert E.main(_ladder_args(out, "--jobs", "1")) == 2
     err = capsys.readouterr().err
     assert "No space left on device" in err and "--resume saves the report" in err and err.count("\n") == 1
+
+    def cannot_make(report, folder):
+        raise ValueError("the report cannot be made")
+
+    with monkeypatch.context() as patch:  # not a failure to write: a resume would not get past it
+        patch.setattr(E, "save_report", cannot_make)
+        assert E.main(_ladder_args(out, "--jobs", "1", "--resume")) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("error: the report cannot be made\n") and "--resume saves" not in err
     with monkeypatch.context() as patch:
         played = _interrupt_after(patch, 100)
         assert E.main(_ladder_args(out, "--jobs", "2", "--resume")) == 0

@@ -1031,8 +1031,10 @@ def run_generate(args) -> int:
     # --resume replaces a data file left by an earlier run, as the finished generation will
     out = check_output(args.out, ".npz", "the data", args.overwrite or args.resume)
     parts = parts_folder(out)
-    run = Resumable(parts, args.resume, args.overwrite, what="generation", of=f"of {str(out)!r}", option="-o",
-                    same="the same teacher and options", product="the data", finished=out)
+    # save_data says why it cannot write the data as a ValueError
+    run = Resumable(parts, args.resume, args.overwrite, what="generation", of=f"of {str(out)!r}",
+                    place=f"{str(parts)!r}, beside {str(out)!r},", option="-o",
+                    same="the same teacher and options", product="the data", finished=out, save_errors=(ValueError,))
     rules = rules_from_args(args)
     jobs = default_jobs() if args.jobs is None else args.jobs
     plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules,

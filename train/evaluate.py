@@ -297,8 +297,8 @@ def run(args) -> int:
         raise ValueError("--out is empty: give a folder for report.json / ladder.png")
     out_dir = Path(args.out) if args.out is not None else Path("runs") / "eval" / agent_name(args.agent)
     run = Resumable(out_dir, args.resume, args.overwrite, what="evaluation", of=f"in {str(out_dir)!r}",
-                    option="--out", same="the same agent and options", product="the report",
-                    finished=out_dir / "report.json")
+                    place=f"--out {str(out_dir)!r}", option="--out", same="the same agent and options",
+                    product="the report", finished=out_dir / "report.json", save_errors=(OSError,))
     # Every input first (agents loaded, rules and deck checked), then the folder, then the games:
     # a mistake or an unwritable --out fails at once, not after the last game.
     plan = _prepare(args.agent, levels=levels, opponents=opponents, num_players=args.players,

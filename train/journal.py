@@ -258,21 +258,23 @@ class Resumable:
     :meth:`playing`, save what the run makes inside :meth:`saving`, then ``journal.finish()``.
 
     ``what`` names the run in messages ("evaluation"), ``of`` says whose ("in 'runs/x'"),
-    ``option`` is the command's output option (``--out``, ``-o``), ``same`` what a resume must be
-    given again ("the same agent and options"), ``product`` what the run saves ("the report"),
-    ``finished`` the file a finished run leaves."""
+    ``place`` how they name the folder ("--out 'runs/x'"), ``option`` is the command's output
+    option (``--out``, ``-o``), ``same`` what a resume must be given again ("the same agent and
+    options"), ``product`` what the run saves ("the report"), ``finished`` the file a finished
+    run leaves, ``save_errors`` the exceptions by which saving it fails."""
 
-    def __init__(self, folder: Path, resume: bool, overwrite: bool, *, what: str, of: str, option: str,
-                 same: str, product: str, finished: Path):
+    def __init__(self, folder: Path, resume: bool, overwrite: bool, *, what: str, of: str, place: str,
+                 option: str, same: str, product: str, finished: Path, save_errors: tuple[type, ...]):
         self.folder, self.resume = Path(folder), resume
         self.what, self.option, self.same, self.product, self.finished = what, option, same, product, finished
+        self.save_errors = save_errors
         if resume and overwrite:
             raise ValueError(f"--resume goes on with the {what} {of} and --overwrite starts it again: "
                              f"give one of them")
         if resume:
             check_resumable(self.folder, what, finished)
         elif not overwrite and (self.folder / JOURNAL).exists():
-            raise ValueError(f"{str(self.folder)!r} holds an unfinished {what} ({JOURNAL}): use --resume to go on "
+            raise ValueError(f"{place} holds an unfinished {what} ({JOURNAL}): use --resume to go on "
                              f"with it ({same}), --overwrite to start again, or another {option}")
 
     def open(self, identity: dict, plan: dict, chunks: list[Chunk], codec: Codec = TALLIES,
@@ -302,11 +304,12 @@ class Resumable:
 
     @contextmanager
     def saving(self):
-        """A save that fails is a ``ValueError`` that says the games are kept for ``--resume``."""
+        """A save that fails (one of ``save_errors``) is a ``ValueError`` that says the games are
+        kept for ``--resume``; any other error is not one that a resume would get past."""
         try:
             yield
-        except (OSError, ValueError) as exc:
-            reason = (str(exc) if isinstance(exc, ValueError)
-                      else f"cannot save {self.product} in {str(self.folder)!r}: {exc.strerror or exc}")
+        except self.save_errors as exc:
+            reason = (f"cannot save {self.product} in {str(self.folder)!r}: {exc.strerror or exc}"
+                      if isinstance(exc, OSError) else str(exc))
             raise ValueError(f"{reason}; the games are kept in {str(self.folder)!r}: --resume saves "
                              f"{self.product} once it can be written") from None

@@ -126,7 +126,10 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
     # with it). With the workers gone, closing this end of the pipe is the last writer closed:
     # the manager reads the end of the pipe, finds the pool broken and ends.
     for process in processes:
-        process.join()
+        process.join(5)
+        if process.is_alive():  # SIGTERM caught or ignored: the worker would go on with the pending chunks
+            process.kill()
+            process.join()
     writer = getattr(results, "_writer", None)
     if writer is not None:
         writer.close()
