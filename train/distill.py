@@ -374,17 +374,12 @@ def play_generation(plan: dict, progress: bool = False, journal: Journal | None 
     matchups, cache = plan["matchups"], plan["cache"]
     start = time.perf_counter()
     results: dict[tuple[int, int], dict] = {}  # (level index, first deck seed) -> the chunk's arrays
-    tasks = chunks(matchups, games, seed, jobs) if journal is None else journal.remaining
-    if journal is not None:
-        results.update(((index, first_seed), result) for (index, first_seed, _), result in journal.done.items())
 
     def done(task: Chunk, result: dict) -> None:
         results[task.index, task.first_seed] = result
-        if journal is not None:
-            journal.record(task, result)
 
-    run_chunks(tasks, play_teacher_chunk, jobs, cache, done, progress=progress, desc="generating",
-               played=journal.played if journal is not None else 0)
+    run_chunks(chunks(matchups, games, seed, jobs), play_teacher_chunk, jobs, cache, done, progress=progress,
+               desc="generating", journal=journal)
     seconds = time.perf_counter() - start if journal is None else journal.seconds
 
     n = num_actions(matchups[0][1]["max_bid"])

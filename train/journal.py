@@ -156,6 +156,10 @@ class Journal:
     def remaining(self) -> list[Chunk]:
         return [chunk for chunk in self.chunks if _key(chunk) not in self.done]
 
+    def kept(self) -> list[tuple[Chunk, object]]:
+        """The chunks done, each with its result, in the order of the plan."""
+        return [(chunk, self.done[_key(chunk)]) for chunk in self.chunks if _key(chunk) in self.done]
+
     @property
     def played(self) -> int:
         """The games of the chunks done."""

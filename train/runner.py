@@ -136,15 +136,24 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
 
 
 def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progress: bool = False,
-               desc: str = "evaluating", played: int = 0) -> None:
+               desc: str = "evaluating", journal=None) -> None:
     """Call ``play(chunk, cache)`` for every chunk and ``on_done(chunk, result)`` as each ends.
 
     ``jobs == 1`` plays here, with agents from ``cache``; more start that many worker
     processes (spawned: a parent that has loaded torch must not be forked), each
     loading its own agents; ``play`` must then be a module-level function. ``progress``
-    shows a bar of the games played on stderr, starting from ``played`` (those of a
-    resumed run, played before).
+    shows a bar of the games played on stderr.
+
+    With a ``journal`` (:class:`train.journal.Journal`), ``tasks`` are its chunks (those of a
+    resumed run may be cut otherwise than ``tasks``): each one it holds goes to ``on_done``
+    from it, the others are played and recorded in it as they end, and the bar starts from
+    the games it holds.
     """
+    played = 0
+    if journal is not None:
+        for task, result in journal.kept():
+            on_done(task, result)
+        tasks, played = journal.remaining, journal.played
     if not tasks:
         return
     bar = None
@@ -159,6 +168,8 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
 
     def done(task: Chunk, result) -> None:
         on_done(task, result)
+        if journal is not None:
+            journal.record(task, result)
         if bar is not None:
             bar.update(task.games)
 
@@ -200,21 +211,10 @@ def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progr
     """
     parts: list[list[Results]] = [[] for _ in matchups]  # merged once at the end: each merge sorts the games
 
-    def add(result: tuple[int, Results]) -> None:
+    def add(task: Chunk, result: tuple[int, Results]) -> None:
         index, part = result
         parts[index].append(part)
 
-    def done(task: Chunk, result: tuple[int, Results]) -> None:
-        add(result)
-        if journal is not None:
-            journal.record(task, result)
-
-    if journal is None:
-        tasks = chunks(matchups, games, seed, jobs, trust)
-    else:
-        for result in journal.done.values():
-            add(result)
-        tasks = journal.remaining
-    run_chunks(tasks, play_chunk, jobs, {} if cache is None else cache, done, progress,
-               played=journal.played if journal is not None else 0)
+    run_chunks(chunks(matchups, games, seed, jobs, trust), play_chunk, jobs, {} if cache is None else cache, add,
+               progress, journal=journal)
     return [Results().merge(*matchup_parts) for matchup_parts in parts]
