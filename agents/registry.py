@@ -1,6 +1,8 @@
 """Agents by name, as the command line spells them: ``random``, ``heuristic``,
-``jen:7``, a pretrained model's name (``ppo-jen``), a model file path or an RLlib
-checkpoint folder (:mod:`agents.rllib_policy`, loaded only when trusted)."""
+``jen:7``, ``search``, ``search:<budget>``, ``search:<model>:<budget>``,
+``oracle[:<model>][:<budget>]`` (cheats), a pretrained model's name (``ppo-jen``), a
+model file path or an RLlib checkpoint folder (:mod:`agents.rllib_policy`, loaded only
+when trusted)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,8 @@
 - ``ten view GAME.json``: a game record as a page to step through in a browser (:mod:`train.view`).
 - ``ten distill generate|train``: expert iteration, a search agent's decisions distilled into a
   network (:mod:`train.distill`).
+- ``ten compare REPORT.json ...``: ``ten eval`` reports side by side, ``--paired`` deal by deal
+  (:mod:`train.compare`).
 - ``ten bench``: speed of the engine and of the PettingZoo environment.
 
 ``ten`` alone prints the help; ``ten --version`` the installed version. Every
@@ -218,11 +220,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_train_arguments(sub.add_parser(
         "train", help="train an agent from a config file",
-        description="Train MaskablePPO on TEN as a YAML config describes, then evaluate it."))
+        description="Train an agent on TEN as a YAML config describes (MaskablePPO, or RLlib's PPO "
+                    "with backend: rllib), then evaluate it."))
 
     evaluation = sub.add_parser(
         "eval", help="how strong an agent is: the JEN ladder or matchups",
-        description="Evaluate an agent (a model file, a pretrained name, random, heuristic or jen:N) "
+        description="Evaluate an agent (a model file, a pretrained name, random, heuristic, jen:N, search or oracle) "
                     "against the JEN ladder or chosen opponents, with 95% Wilson intervals.")
     add_eval_arguments(evaluation)
     evaluation.set_defaults(run=_eval)
