@@ -49,7 +49,15 @@ def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
               ({"matchups": [{**good["matchups"][0], "level": 11}]}, "its matchup at JEN 11 is not"),
               ({"matchups": [{**good["matchups"][0], "wins": 3}]}, "its matchup at JEN 8 is not"),
               ({"matchups": [{**good["matchups"][0], "win_rate": "0.5"}]}, "its matchup at JEN 8 is not"),
-              ({"matchups": ["JEN 8"]}, "its matchup is not")]
+              ({"matchups": ["JEN 8"]}, "its matchup is not"),
+              ({"matchups": [{**good["matchups"][0], "mean_score": "x"}]}, "its matchup at JEN 8 is not"),
+              ({"matchups": [{**good["matchups"][0], "seconds_per_decision": "fast"}]}, "at JEN 8 is not"),
+              ({"agent": 5}, "no agent name and matchups"),
+              ({"seed": "a"}, 'its seed is "a", not ten eval\'s'),
+              ({"seed": None}, "its seed is null"),
+              ({"seed": -1}, "its seed is -1"),
+              ({"rank": "JEN 5"}, 'its rank is "JEN 5", not ten eval\'s'),
+              ({"rank": {"lvl": 5}}, "its rank is")]
     for change, message in broken:
         path.write_text(json.dumps({**good, **change}))
         with pytest.raises(ValueError, match=message):
@@ -73,11 +81,11 @@ def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys, mo
     assert lines[2].split(" | ")[1] == "8"  # the two heuristic reports are one row of 8 games
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"saved {png}" in out
     assert main(["compare", paths[0], "-o", str(tmp_path / "x.jpg")]) == 2
-    assert main(["compare", str(tmp_path / "missing.json")]) == 2
+    assert main(["compare", str(tmp_path / "missing.json"), "-o", str(tmp_path / "new" / "ladder.png")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"ten: error: -o {str(tmp_path / 'x.jpg')!r}: the plot is a .png file (e.g. x.png)",
                    f"ten: error: {str(tmp_path / 'missing.json')!r} does not exist"]
-    assert not (tmp_path / "x.jpg").exists()
+    assert not (tmp_path / "x.jpg").exists() and not (tmp_path / "new").exists()  # refused: no folder made
     # a PNG that cannot be written fails before the table is printed, in one line
     (tmp_path / "folder.png").mkdir()
     assert main(["compare", paths[0], "-o", str(tmp_path / "folder.png")]) == 2
@@ -154,6 +162,11 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
                      "jen:4 at JEN 4: 0 deals in common with heuristic, not paired",
                      "jen:4 (busting): played under other rules than heuristic, not paired",
                      "jen:4 at JEN 6: heuristic has no games there, not paired"]
+
+    wordy = json.loads(json.dumps(other))
+    wordy["matchups"][0]["per_game"]["margins"][0] = "x"
+    with pytest.raises(ValueError, match="the per_game entry of JEN 4 is not ten eval's"):
+        compare.paired_rows([base, wordy])
 
     old_base = json.loads(json.dumps(base))
     del old_base["matchups"][0]["per_game"]

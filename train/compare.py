@@ -46,8 +46,9 @@ def load_report(path) -> dict:
         raise ValueError(f"{str(path)!r} does not exist") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{str(path)!r} is not a report.json of ten eval ({exc})") from None
-    if not isinstance(report, dict) or not isinstance(report.get("matchups"), list) or "agent" not in report:
-        raise ValueError(f"{str(path)!r} is not a report.json of ten eval (no agent and matchups)")
+    if (not isinstance(report, dict) or not isinstance(report.get("matchups"), list)
+            or not isinstance(report.get("agent"), str)):
+        raise ValueError(f"{str(path)!r} is not a report.json of ten eval (no agent name and matchups)")
     if report.get("mode") != "ladder":
         raise ValueError(f"{str(path)!r} is a report of normal games, not of the JEN ladder: "
                          f"ten compare takes ladder reports (ten eval AGENT --levels ...)")
@@ -58,18 +59,32 @@ def load_report(path) -> dict:
             level = m.get("level") if isinstance(m, dict) else None
             raise ValueError(f"{str(path)!r}: its matchup{'' if level is None else f' at JEN {level}'} is not "
                              f"ten eval's (a level {JEN_LEVELS[0]}-{JEN_LEVELS[-1]}, the opponent, games, wins, "
-                             f"win_rate, ci_low and ci_high)")
+                             f"win_rate, ci_low and ci_high, and numbers or null for {', '.join(_AVERAGED)})")
+    seed = report.get("seed", 0)
+    if not _whole(seed) or seed < 0:
+        raise ValueError(f"{str(path)!r}: its seed is {json.dumps(seed)}, not ten eval's (a whole number, 0 or more)")
+    rank = report.get("rank")
+    if rank is not None and not (isinstance(rank, dict) and rank.get("level") in JEN_LEVELS):
+        raise ValueError(f"{str(path)!r}: its rank is {json.dumps(rank)}, not ten eval's "
+                         f"(null, or the level {JEN_LEVELS[0]}-{JEN_LEVELS[-1]} it reaches)")
     return report
 
 
-def _is_matchup(m) -> bool:
-    def number(key):
-        return isinstance(m.get(key), (int, float)) and not isinstance(m.get(key), bool)
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_matchup(m) -> bool:
     return (isinstance(m, dict) and m.get("level") in JEN_LEVELS and "opponent" in m
-            and isinstance(m.get("games"), int) and m["games"] >= 1
-            and isinstance(m.get("wins"), int) and 0 <= m["wins"] <= m["games"]
-            and all(number(key) for key in ("win_rate", "ci_low", "ci_high")))
+            and _whole(m.get("games")) and m["games"] >= 1
+            and _whole(m.get("wins")) and 0 <= m["wins"] <= m["games"]
+            and _whole(m.get("shared_wins", 0))
+            and all(_number(m.get(key)) for key in ("win_rate", "ci_low", "ci_high"))
+            and all(m.get(key) is None or _number(m[key]) for key in _AVERAGED))
 
 
 def combine(reports: list[dict]) -> list[dict]:
@@ -132,7 +147,8 @@ def deal_results(matchup: dict) -> dict | None:
         try:
             first, last = entry["deck_seeds"]
             outcomes, margins = entry["outcomes"], entry["margins"]
-            ok = len(outcomes) == len(margins) == last - first + 1 and set(outcomes) <= set("WTL")
+            ok = (_whole(first) and len(outcomes) == len(margins) == last - first + 1
+                  and set(outcomes) <= set("WTL") and all(_number(margin) for margin in margins))
         except (KeyError, TypeError, ValueError):
             ok = False
         if not ok:
@@ -332,13 +348,14 @@ def run(args) -> int:
     if args.out is not None:
         out = check_output(args.out, ".png", "the plot", overwrite=True)
         need_training_extra("ten compare -o", "matplotlib")
-        make_writable(out.parent)
     if args.paired:
         need_training_extra("ten compare --paired", "scipy")
     elif args.confidence != 0.95:
         raise ValueError("--confidence sets the intervals of --paired: give --paired too")
     reports = combine([load_report(path) for path in args.reports])
     paired = format_paired(reports, args.markdown, args.confidence) if args.paired else None  # its errors before any output
+    if args.out is not None:
+        make_writable(out.parent)  # after the reports are read: a refusal makes no folder
     print(format_markdown(reports) if args.markdown else format_text(reports))
     if paired is not None:
         print()
