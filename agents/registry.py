@@ -77,7 +77,7 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
         raise ValueError(f"agent {spec!r}: write {usage}")
     budget, model = DEFAULT_BUDGET, None
     # With two parts the second can only be the budget; with one, a number is a budget, anything else a model.
-    if len(parts) == 2 or (parts and parts[-1].strip().isdigit()):
+    if len(parts) == 2 or (parts and parts[-1].strip().lstrip("+-").isdigit()):
         text = parts.pop().strip()
         if not text.isdigit() or int(text) < 1:
             raise ValueError(f"agent {spec!r}: the budget {text!r} must be a whole number of simulations per "

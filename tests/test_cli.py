@@ -88,12 +88,21 @@ def test_bad_combination_is_a_one_line_error(capsys):
 @pytest.mark.parametrize("argv", [["demo", "--players", "6"], ["demo", "--jen", "3"], ["nonsense"],
                                   ["eval", "heuristic", "--opponents", "jen:7", "--players", "7"],
                                   ["bench", "--seconds", "inf"], ["play", "--level", "11"]])
-def test_argument_errors_exit_with_status_2(capsys, argv):
+def test_argument_errors_exit_with_status_2_in_one_line(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
     captured = capsys.readouterr()
-    assert "error" in captured.err and "Traceback" not in captured.err
+    prog = "ten" if argv == ["nonsense"] else f"ten {argv[0]}"
+    assert captured.out == "" and re.fullmatch(rf"{prog}: error: argument [^\n]+\n", captured.err), captured.err
+
+
+def test_every_entry_point_says_a_usage_error_in_one_line():
+    for module, args in (("train.cli", ["eval"]), ("train.evaluate", ["heuristic", "--games", "x"]),
+                         ("train.league", ["heuristic"]), ("train", [])):
+        run = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2 and run.stdout == "", (module, run.stdout)
+        assert len(run.stderr.splitlines()) == 1 and ": error: " in run.stderr, (module, run.stderr)
 
 
 def test_installed_console_script():

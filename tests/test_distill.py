@@ -385,7 +385,7 @@ def test_policy_weight_zero_trains_the_value_alone(lesson, tmp_path):
     # Kept by the value loss alone: the policy loss, unchanged, does not weigh on the choice.
     kept = card["epoch_losses"][card["kept_epoch"]]
     assert kept["validation_loss"] == pytest.approx(0.5 * kept["validation_value_loss"])
-    with pytest.raises(ValueError, match="policy_weight and value_weight are both 0"):
+    with pytest.raises(ValueError, match=r"policy_weight and value_weight \(--policy-weight, --value-weight\) are both 0"):
         D.train_network([lesson["path"]], START, tmp_path / "bad.zip", policy_weight=0, value_weight=0,
                         echo=None)
     for bad in (-1, float("inf"), True):
@@ -578,7 +578,7 @@ def test_train_refuses_bad_data_in_one_line(lesson, tmp_path, capsys):
                              "-o", str(out)], "data file", "missing.npz' does not exist")
     (tmp_path / "not.npz").write_text("hello")
     _one_line_error(capsys, ["distill", "train", str(tmp_path / "not.npz"), "--from", "ppo-jen", "-o", str(out)],
-                    "not.npz' is not a data file of ten distill generate")
+                    "not.npz' is not a data file of ten distill generate (not an .npz archive)")
     _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", "ppo-nothing", "-o", str(out)],
                     "--from: no model 'ppo-nothing': name a shipped model (", "ppo-jen")
     _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", "ppo-jen", "-o",

@@ -705,7 +705,7 @@ def test_resume_refusals_are_one_line_and_change_nothing(tmp_path, capsys, monke
 
     cases = [
         (["heuristic", "--levels", "4,5", "--games", "12", "--out", str(out), "--resume"],
-         "differs in: games (the journal has 10, given 12)"),
+         "holds an evaluation with other settings (differs in: games (the journal has 10, given 12)"),
         (["random", "--levels", "4,5", "--games", "10", "--out", str(out), "--resume"],
          "differs in: agent (the journal has heuristic, given random)"),
         (["heuristic", "--levels", "4", "--games", "10", "--out", str(out), "--resume"],

@@ -184,7 +184,9 @@ def test_agents_by_name():
                          # a second part is always the budget: never read as the default budget
                          ("search:ppo-jen:-3", "budget '-3' must be a whole number"),
                          ("search:ppo-jen:abc", "budget 'abc' must be"), ("oracle:ppo-jen:1e3", "budget '1e3'"),
-                         ("search:ppo-jen:0", "at least 1")]:
+                         ("search:ppo-jen:0", "at least 1"),
+                         # one part that is a signed number is a budget too, not a model's name
+                         ("search:-3", "budget '-3' must be a whole number"), ("oracle:+2", "budget '\\+2'")]:
         with pytest.raises(ValueError, match=message):
             make_agent(bad)
     with pytest.raises(ValueError, match="budget must be a whole number"):

@@ -80,6 +80,15 @@ def test_overrides_and_files(tmp_path):
     bad.write_text("train: [unclosed")
     with pytest.raises(ValueError, match="not valid YAML"):
         load_config(bad)
+    with pytest.raises(ValueError, match=r"^config file '.*' is a folder: give a YAML file"):
+        load_config(tmp_path)
+    (tmp_path / "binary.yaml").write_bytes(b"\xff\xfe\x00train")
+    with pytest.raises(ValueError, match=r"^config file '.*binary.yaml' is not a text file \(not UTF-8\)"):
+        load_config(tmp_path / "binary.yaml")
+    (tmp_path / "list.yaml").write_text("- train\n- rules\n")
+    for overrides in ([], ["train.seed=1"]):  # --set into a list was a TypeError
+        with pytest.raises(ValueError, match="^a config must be a YAML mapping of sections"):
+            load_config(tmp_path / "list.yaml", overrides)
     for item in ("output.dir=@runs/x", "train.seed=[1"):  # a value YAML cannot read: one line, no traceback
         with pytest.raises(ValueError, match=rf"^--set {re.escape(repr(item))}: the value is not valid YAML \("):
             load_config(CONFIGS / "quick.yaml", [item])
@@ -298,7 +307,7 @@ def test_training_with_the_derived_features(tmp_path, capfd):
                                                   "evaluation.every=128", "evaluation.games=2"])
     train(config, resume=True, progress=False, final_eval=False)
     assert read_data(tmp_path / "learn" / "model.zip")["num_timesteps"] == 384
-    with pytest.raises(ValueError, match=r"differs in: train"):
+    with pytest.raises(ValueError, match=r"differs in: train.derived_features\)"):
         _run("quick", tmp_path / "learn", ["train.total_steps=512", "evaluation.every=128", "evaluation.games=2"],
              resume=True)
     # A saved config edited by hand to the other setting: the checkpoint's shape is named.
@@ -388,7 +397,7 @@ def test_output_folder_with_a_run_is_refused(tmp_path):
         _run("quick", out, ["train.total_steps=128"])
     with pytest.raises(ValueError, match="already holds a different run"):
         _run("quick", out, ["train.total_steps=128", "algorithm.learning_rate=0.01"])
-    with pytest.raises(ValueError, match="different config \\(differs in: algorithm\\)"):
+    with pytest.raises(ValueError, match="different config \\(differs in: algorithm.learning_rate\\)"):
         _run("quick", out, ["train.total_steps=256", "algorithm.learning_rate=0.01"], resume=True)
     assert (out / "model.zip").read_bytes() == before
     _run("quick", out, ["train.total_steps=128", "train.seed=3"], overwrite=True)
@@ -442,6 +451,28 @@ def test_resume_with_a_missing_checkpoint_or_damaged_state(tmp_path):
     (out / "checkpoints" / "state.json").write_text("{not json")
     with pytest.raises(ValueError, match="is damaged"):
         _run("quick", out, ["train.total_steps=256"], resume=True)
+    # a state naming a checkpoint that is there but lacking the step count or the level: damaged, not a KeyError
+    (out / "checkpoints" / "kept.zip").write_bytes(b"")
+    for state in ({"checkpoint": "kept.zip"}, {"checkpoint": "kept.zip", "timesteps": "128", "jen_level": 4},
+                  {"checkpoint": "kept.zip", "timesteps": 128, "jen_level": 4.5}):
+        (out / "checkpoints" / "state.json").write_text(json.dumps(state))
+        with pytest.raises(ValueError, match=r"^--resume: '.*state.json' is damaged; start again with --overwrite$"):
+            _run("quick", out, ["train.total_steps=256"], resume=True)
+    # a config.yaml spoilt by hand: said so, with or without --resume, not a YAML or Attribute error
+    for text, problem in (("train: [unclosed", "is not valid YAML"), ("- a list\n", r"is damaged \(not a mapping")):
+        (out / "config.yaml").write_text(text)
+        for resume in (True, False):
+            with pytest.raises(ValueError, match=rf"^the run's '.*config.yaml' {problem}.*start again with --overwrite"):
+                _run("quick", out, ["train.total_steps=256"], resume=resume)
+
+
+def test_an_output_dir_that_cannot_be_a_folder_is_refused_before_anything_is_written(tmp_path):
+    (tmp_path / "file").write_text("kept")
+    with pytest.raises(ValueError, match=r"^output.dir '.*file' is a file, not a folder: choose another output.dir$"):
+        _run("quick", tmp_path / "file", ["train.total_steps=64"])
+    with pytest.raises(ValueError, match=r"^output.dir: cannot write to '.*file/run': "):  # was a FileNotFoundError
+        _run("quick", tmp_path / "file" / "run", ["train.total_steps=64"])
+    assert (tmp_path / "file").read_text() == "kept" and sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
 def test_only_the_newest_checkpoints_are_kept(tmp_path):

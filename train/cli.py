@@ -30,7 +30,7 @@ from ten_env import Rules
 from ten_env.record import check_writable
 from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
 
-from .options import (OPPONENT_COUNTS, TABLE_HELP, add_eval_arguments, add_trust_argument, at_least,
+from .options import (Parser, OPPONENT_COUNTS, TABLE_HELP, add_eval_arguments, add_trust_argument, at_least,
                       parse_opponents, real_number, run_command, span, within)
 
 
@@ -166,7 +166,7 @@ def _bench(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ten", description="TEN: train, evaluate, play, benchmark.")
+    parser = Parser(prog="ten", description="TEN: train, evaluate, play, benchmark.")
     parser.add_argument("--version", action="version", version=f"ten-env {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

@@ -402,7 +402,7 @@ def _describe(error) -> str:
 def validate(data: dict) -> Config:
     """A :class:`Config` from plain data, or ValueError listing every problem."""
     if not isinstance(data, dict):
-        raise ValueError("a config must be a YAML mapping of sections (rules, opponents, algorithm, ...)")
+        raise ValueError(MAPPING)
     # "train:" with nothing under it is YAML's null: an empty section, every key at its default
     data = {key: {} if value is None and key in Config.model_fields and key != "backend" else value
             for key, value in data.items()}
@@ -413,8 +413,13 @@ def validate(data: dict) -> Config:
         raise ValueError("invalid config: " + "; ".join(problems)) from None
 
 
+MAPPING = "a config must be a YAML mapping of sections (rules, opponents, algorithm, ...)"
+
+
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """Apply ``key.sub=value`` strings (values read as YAML) to nested config data."""
+    if overrides and not isinstance(data, dict):
+        raise ValueError(MAPPING)
     for item in overrides:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
@@ -438,14 +443,25 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
 
 
 def load_config(path: str | Path, overrides: list[str] = ()) -> Config:
+    return validate(apply_overrides(read_yaml(path, "config file"), list(overrides)))
+
+
+def read_yaml(path: str | Path, what: str):
+    """The data of the YAML file at ``path`` (``{}`` if it is empty); ``ValueError`` naming ``what``
+    it is and why it cannot be read."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder: give a YAML file such as configs/quick.yaml")
     if not path.is_file():
-        raise ValueError(f"config file {str(path)!r} does not exist")
+        raise ValueError(f"{what} {str(path)!r} does not exist")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError:
+        raise ValueError(f"{what} {str(path)!r} is not a text file (not UTF-8): give a YAML file") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:
-        raise ValueError(f"config file {str(path)!r} is not valid YAML: {exc}".replace("\n", " ")) from None
-    return validate(apply_overrides(data, list(overrides)))
+        raise ValueError(f"{what} {str(path)!r} is not valid YAML: {exc}".replace("\n", " ")) from None
 
 
-__all__ = ["Config", "load_config", "validate", "apply_overrides", "parse_levels", "NAMES_HELP"]
+__all__ = ["Config", "load_config", "read_yaml", "validate", "apply_overrides", "parse_levels", "NAMES_HELP"]

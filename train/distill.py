@@ -168,6 +168,7 @@ import re
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -504,6 +505,8 @@ def load_data(path) -> dict:
         raise ValueError(f"data file {str(path)!r} does not exist" if not path.exists()
                          else f"data file {str(path)!r} is not a file")
     not_data = f"{str(path)!r} is not a data file of ten distill generate"
+    if not zipfile.is_zipfile(path):  # numpy would take it for a pickle and suggest unpickling it
+        raise ValueError(f"{not_data} (not an .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as archive:
             missing = [name for name in ("meta", *ARRAYS) if name not in archive.files]
@@ -742,7 +745,8 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
                                             and weight >= 0):
             raise ValueError(f"{name} must be a number, 0 or more, got {weight!r}")
     if policy_weight == 0 and value_weight == 0:
-        raise ValueError("policy_weight and value_weight are both 0: there would be nothing to train")
+        raise ValueError("policy_weight and value_weight (--policy-weight, --value-weight) are both 0: "
+                         "there would be nothing to train")
     if isinstance(sharpen, bool) or not (isinstance(sharpen, (int, float)) and math.isfinite(sharpen)
                                          and sharpen >= 1):
         raise ValueError(f"sharpen must be a number, 1 or more, got {sharpen!r}")

@@ -66,7 +66,6 @@ input, puts the report together and is the command line.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Mapping
@@ -77,9 +76,9 @@ from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.rules import JEN_LEVELS, PLAYER_COUNTS
 
-from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name, check_max_bid,
-                      need_training_extra, parse_levels, parse_opponents, prepare_out_dir, rules_from_args,
-                      run_command, span, whole_number)
+from .options import (Parser, OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name,
+                      check_max_bid, need_training_extra, parse_levels, parse_opponents, prepare_out_dir,
+                      rules_from_args, run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
 from .journal import Journal, Resumable, file_digests, identity
 from .runner import chunks, default_jobs, play_matchups, seat_agents
@@ -352,7 +351,7 @@ def save_games(plan: dict, folder: Path, n: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m train.evaluate",
         description="Evaluate an agent against the JEN ladder or chosen opponents, "
                     "with 95%% Wilson intervals (the same as `ten eval`).")

@@ -212,7 +212,8 @@ class Journal:
                              f"start again with --overwrite")
         differ = _differences(header, identity)
         if differ:
-            raise ValueError(f"--resume: {str(folder)!r} holds a {what} with other settings "
+            article = "an" if what[0] in "aeiou" else "a"
+            raise ValueError(f"--resume: {str(folder)!r} holds {article} {what} with other settings "
                              f"(differs in: {'; '.join(differ)}); give {same}")
         try:
             chunks = [Chunk(index, tuple(plan["matchups"][index][0]), plan["matchups"][index][1], first_seed, games,

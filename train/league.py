@@ -50,8 +50,9 @@ from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.rules import PLAYER_COUNTS
 
-from .options import (add_jobs_argument, add_rules_arguments, add_trust_argument, at_least, check_max_bid,
-                      need_training_extra, prepare_out_dir, rules_from_args, run_command, span, whole_number, within)
+from .options import (Parser, add_jobs_argument, add_rules_arguments, add_trust_argument, at_least,
+                      check_max_bid, need_training_extra, prepare_out_dir, rules_from_args, run_command, span,
+                      whole_number, within)
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 from .stats import CONFIDENCE, wilson_interval
@@ -446,7 +447,7 @@ def run(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.league",
+    parser = Parser(prog="python -m train.league",
                                      description="A league of agents at N-player tables, with ratings "
                                                  "(the same as `ten league`).")
     add_league_arguments(parser)

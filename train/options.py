@@ -5,8 +5,8 @@ JEN levels and opponents as they are typed (:func:`parse_levels`,
 :func:`parse_opponents`), the rules options and the output folder of ``ten eval``
 (:func:`add_eval_arguments`, :func:`rules_from_args`, :func:`prepare_out_dir`).
 Nothing here plays a game: the config checks and the ``ten`` parser use it
-without loading the evaluator. :func:`run_command` is how every command ends:
-a mistake in the input is one line on stderr, never a traceback.
+without loading the evaluator. :class:`Parser` and :func:`run_command` are how every
+command ends: a mistake in the input is one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -23,6 +23,15 @@ from agents.registry import NAMES_HELP, action_count, network_of
 from ten_env import Rules
 from ten_env.actions import max_bid_for, num_actions
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PAYMENTS, PLAYER_COUNTS
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line, ``PROG: error: MESSAGE`` with
+    status 2, as :func:`run_command` ends the other mistakes (argparse would print the usage
+    block first; ``--help`` still shows it). Its subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def span(allowed: range) -> str:

@@ -75,7 +75,7 @@ from ten_env import observation as O
 from ten_env.actions import num_actions
 
 from .config import Config
-from .trainer import (KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, final_evaluation,
+from .trainer import (KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, final_evaluation, make_run_folder,
                       periodic_evaluation)
 
 def _import_rllib():
@@ -261,7 +261,7 @@ def _write_run_files(config: Config, out_dir: Path) -> None:
     import ray
     import torch
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_run_folder(out_dir)
     (out_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     meta = {"ten_env": ten_env.__version__, "ray": ray.__version__, "torch": torch.__version__,
             "seed": config.train.seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}

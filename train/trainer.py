@@ -36,8 +36,8 @@ from agents.registry import make_agent
 from ten_env import Rules
 from ten_env.game import score_margin
 
-from .config import Config
-from .options import parse_levels
+from .config import Config, read_yaml
+from .options import make_writable, parse_levels
 
 STATE = "state.json"
 KEEP_CHECKPOINTS = 3
@@ -252,11 +252,13 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
     """Check the output folder and return the run state to start from."""
     saved = out_dir / "config.yaml"
     fresh = {"timesteps": 0, "jen_level": getattr(config.opponents, "jen_level", None), "checkpoint": None}
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"output.dir {str(out_dir)!r} is a file, not a folder: choose another output.dir")
     is_run = saved.is_file() or (out_dir / "meta.json").is_file()
     if resume:
         if not saved.is_file():
             raise ValueError(f"--resume: {str(out_dir)!r} holds no run to resume (no config.yaml)")
-        differs = _config_differences(yaml.safe_load(saved.read_text()), config.to_dict())
+        differs = _config_differences(_saved_config(saved), config.to_dict())
         if differs:
             raise ValueError(
                 f"--resume: {str(out_dir)!r} holds a run with a different config (differs in: "
@@ -268,12 +270,15 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
         try:
             state = json.loads(state_file.read_text())
             checkpoint = out_dir / "checkpoints" / state["checkpoint"]
+            if not (_whole(state["timesteps"]) and state["timesteps"] >= 0
+                    and (state["jen_level"] is None or _whole(state["jen_level"]))):
+                raise TypeError
         except (ValueError, KeyError, TypeError):
             raise ValueError(f"--resume: {str(state_file)!r} is damaged; start again with --overwrite") from None
         if not checkpoint.exists():  # a file (SB3) or a folder (RLlib)
             raise ValueError(f"--resume: the checkpoint {str(checkpoint)!r} named in {STATE} is missing")
         return state
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+    if out_dir.exists() and any(out_dir.iterdir()):
         if overwrite and is_run:
             shutil.rmtree(out_dir)
             return fresh
@@ -283,7 +288,7 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
                 f"(no config.yaml or meta.json): it is never deleted; choose another output.dir"
             )
         what = "a different run" if is_run and saved.is_file() and _config_differences(
-            yaml.safe_load(saved.read_text()), config.to_dict()) else "a run" if is_run else "other files"
+            _saved_config(saved), config.to_dict()) else "a run" if is_run else "other files"
         raise ValueError(
             f"output folder {str(out_dir)!r} already holds {what}: use --resume to continue it, "
             f"--overwrite to replace it, or choose another output.dir"
@@ -291,10 +296,34 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
     return fresh
 
 
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _saved_config(path: Path) -> dict:
+    """The config a run folder saved, or ``ValueError`` saying it is damaged."""
+    try:
+        data = read_yaml(path, "the run's")
+    except ValueError as exc:
+        raise ValueError(f"{exc}; start again with --overwrite, or choose another output.dir") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"the run's {str(path)!r} is damaged (not a mapping of sections); start again "
+                         f"with --overwrite, or choose another output.dir")
+    return data
+
+
+def make_run_folder(out_dir: Path) -> None:
+    """Make the run's folder, or ``ValueError`` saying why ``output.dir`` cannot be written."""
+    try:
+        make_writable(out_dir)
+    except ValueError as exc:
+        raise ValueError(f"output.dir: {exc}") from None
+
+
 def _config_differences(old: dict, new: dict) -> list[str]:
-    """Sections that differ, ignoring what may change between a run and its resumption:
-    the step budget and where the folder lives. A key added to the configs since the run was
-    saved reads as its default there."""
+    """The keys (``section.key``) that differ, ignoring what may change between a run and its
+    resumption: the step budget and where the folder lives. A key added to the configs since the
+    run was saved reads as its default there."""
     from .config import validate
 
     def comparable(config):
@@ -307,7 +336,15 @@ def _config_differences(old: dict, new: dict) -> list[str]:
         return config
 
     old, new = comparable(old), comparable(new)
-    return [key for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
+    differs = []
+    for section in sorted(set(old) | set(new)):
+        mine, theirs = old.get(section), new.get(section)
+        if isinstance(mine, dict) and isinstance(theirs, dict):
+            differs += [f"{section}.{key}" for key in sorted(set(mine) | set(theirs))
+                        if mine.get(key) != theirs.get(key)]
+        elif mine != theirs:
+            differs.append(section)
+    return differs
 
 
 def _clear_new_run(out_dir: Path, existed: bool) -> None:
@@ -332,7 +369,7 @@ def _write_run_files(config: Config, out_dir: Path):
     import stable_baselines3
     import torch
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_run_folder(out_dir)
     (out_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     meta = {
         "ten_env": ten_env.__version__,
