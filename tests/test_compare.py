@@ -80,6 +80,13 @@ def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys, mo
     assert [line.split(" | ")[0] for line in lines[2:4]] == ["| `heuristic`", "| `random`"]
     assert lines[2].split(" | ")[1] == "8"  # the two heuristic reports are one row of 8 games
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"saved {png}" in out
+    assert main(["compare", *paths, "-o", str(png)]) == 2  # there already: replaced only with --overwrite
+    assert capsys.readouterr().err == (f"ten: error: -o {str(png)!r}: {str(png)!r} already exists: use --overwrite "
+                                       f"to replace it, or another -o\n")
+    png.write_bytes(b"old")
+    assert main(["compare", *paths, "-o", str(png), "--overwrite"]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    capsys.readouterr()
     assert main(["compare", paths[0], "-o", str(tmp_path / "x.jpg")]) == 2
     assert main(["compare", str(tmp_path / "missing.json"), "-o", str(tmp_path / "new" / "ladder.png")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -139,6 +139,18 @@ def test_a_save_path_that_cannot_be_written_is_refused_before_the_game(tmp_path,
     assert captured.out == "" and list(tmp_path.iterdir()) == []
 
 
+def test_save_never_replaces_a_file_unless_told_to(tmp_path, capsys, monkeypatch):
+    kept = tmp_path / "notes.json"
+    kept.write_text("mine")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--level", "5", "--save", str(kept)]) == 2
+    assert capsys.readouterr().err == (f"ten: error: {str(kept)!r} already exists: use --overwrite to replace it, "
+                                       f"or another name\n")
+    assert kept.read_text() == "mine"
+    assert main(["play", "--level", "5", "--save", str(kept), "--overwrite"]) == 0
+    assert load_record(kept)["rules"]["jen_level"] == 5
+
+
 def test_demo_delay_is_bounded():
     for delay in ("1e300", "3601", "-1", "inf", "nan"):
         run = subprocess.run([sys.executable, "-m", "train.cli", "demo", "--delay", delay],

@@ -175,6 +175,16 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
     assert main(["view", str(tmp_path / "solo.json")]) == 0
     assert (tmp_path / "solo.html").is_file()
     assert capsys.readouterr().err == ""
+    # an existing file is replaced only when told to
+    (tmp_path / "solo.html").write_text("kept")
+    assert main(["view", str(tmp_path / "solo.json")]) == 2
+    assert capsys.readouterr().err == (f"ten: error: {str(tmp_path / 'solo.html')!r} already exists: "
+                                       f"use --overwrite to replace it, or another name\n")
+    assert (tmp_path / "solo.html").read_text() == "kept"
+    assert main(["view", str(tmp_path / "solo.json"), "--overwrite"]) == 0
+    assert (tmp_path / "solo.html").read_text().startswith("<!doctype html>")
+    assert main(["record", "random", "random", "--seed", "9", "-o", str(out), "--overwrite"]) == 0
+    assert load_record(out)["seed"] == 9
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -188,6 +198,11 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
      "ten: error: --players 3 does not fit 2 agents"),
     (["record", "random", "random", "-o", "{tmp}/nowhere/x.json"], "ten: error: cannot write"),
     (["record", "random", "random", "-o", ""], "ten: error: the file name is empty: give one such as game.json\n"),
+    (["record", "random", "random", "-o", "{tmp}/other.json"],
+     "ten: error: '{tmp}/other.json' already exists: use --overwrite to replace it, or another name\n"),
+    (["view", "{tmp}/game.json"],  # the page beside it, game.html, is there already
+     "ten: error: '{tmp}/game.html' already exists: use --overwrite to replace it, or another name\n"),
+    (["view", "{tmp}/game.json", "-o", "{tmp}/broken.json"], "ten: error: '{tmp}/broken.json' already exists"),
     (["view", "{tmp}/game.json", "-o", " "], "ten: error: the file name is empty: give one such as game.json\n"),
     (["view", "{tmp}/missing.json"], "ten: error: cannot read"),
     (["view", "{tmp}/broken.json"], "ten: error: '{tmp}/broken.json' is not a game record: invalid JSON"),

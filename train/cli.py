@@ -89,7 +89,7 @@ def _play(args) -> int:
             if getattr(agent, "sees_deck_order", False):
                 print(f"note: {name} sees the order of the deck: it cheats (a ceiling, not a fair opponent)",
                       file=sys.stderr)
-    save = check_writable(args.save) if args.save is not None else None
+    save = check_writable(args.save, args.overwrite) if args.save is not None else None
     if args.web:
         from .play import agent_label
         from .webplay import DEFAULT_PORT, WebGame, make_server, serve
@@ -187,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--port", type=within(range(0, 65536), "--port"), default=None,
                       help="the port of --web (default 8000; 0 picks a free one)")
     play.add_argument("--save", metavar="GAME.json", help="write the game's record here (for ten view)")
+    play.add_argument("--overwrite", action="store_true", help="--save may replace an existing file")
     add_trust_argument(play)
     play.set_defaults(run=_play)
 

@@ -335,6 +335,7 @@ _confidence = real_number("--confidence", "a number between 0 and 1, such as 0.9
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files of ten eval's ladder")
     parser.add_argument("-o", "--out", metavar="PNG", help="also draw every agent's ladder in this PNG file")
+    parser.add_argument("--overwrite", action="store_true", help="-o may replace an existing file")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     parser.add_argument("--paired", action="store_true",
                         help="also compare every other agent with the first, deal by deal, on the deck seeds "
@@ -346,7 +347,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     if args.out is not None:
-        out = check_output(args.out, ".png", "the plot", overwrite=True)
+        out = check_output(args.out, ".png", "the plot", overwrite=args.overwrite)
         need_training_extra("ten compare -o", "matplotlib")
     if args.paired:
         need_training_extra("ten compare --paired", "scipy")

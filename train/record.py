@@ -88,6 +88,7 @@ def add_record_arguments(parser) -> None:
     parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, help="deck shuffle seed (default 0)")
     parser.add_argument("--bust-buy", action="store_true", help="the busting variant")
     parser.add_argument("-o", "--out", required=True, metavar="GAME.json", help="where to write the record")
+    parser.add_argument("--overwrite", action="store_true", help="-o may replace an existing file")
     parser.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
 
 
@@ -117,7 +118,7 @@ def run(args) -> int:
             raise ValueError(f"give {span(PLAYER_COUNTS)} agents for a normal game, or one agent with "
                              f"--level (against JEN) or --players N; got {len(specs)}")
         rules = Rules(num_players=len(specs), bust_buy=args.bust_buy)
-    out = check_writable(args.out)
+    out = check_writable(args.out, args.overwrite)
     agents = seat_agents(tuple(specs), loaded, args.trust_model)  # the agents loaded above, one more per extra seat
     names = [agent_label(agent) for agent in agents]
     rec = next(record_seeded_games(agents, names, rules, 1, args.seed))

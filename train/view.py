@@ -41,15 +41,17 @@ def add_view_arguments(parser) -> None:
     parser.add_argument("record", metavar="GAME.json", help="a game record (ten record, ten eval --save-games, "
                                                             "ten play --save)")
     parser.add_argument("-o", "--out", metavar="GAME.html", help="the page to write (default: beside the record)")
+    parser.add_argument("--overwrite", action="store_true", help="the page may replace an existing file")
 
 
 def run(args) -> int:
     """``ten view``: read and check the record, write the page; 0."""
     record = load_record(args.record)
-    out = check_writable(Path(args.record).with_suffix(".html") if args.out is None else args.out)
+    out = Path(args.record).with_suffix(".html") if args.out is None else Path(args.out)
     if out.resolve() == Path(args.record).resolve():
         raise ValueError(f"the page would overwrite the record {args.record!r}: give the page another name "
                          f"with -o, such as {str(Path(args.record).with_name(Path(args.record).stem + '-view.html'))!r}")
+    out = check_writable(args.out if args.out is not None else out, args.overwrite)
     try:
         out.write_text(page(record))
     except OSError as exc:
