@@ -40,6 +40,7 @@ def test_shipped_configs_are_valid(name):
     ({"train": {"totl_steps": 5}}, "unknown key 'train.totl_steps'; allowed: total_steps"),
     ({"colour": "blue"}, "unknown key 'colour'; allowed: rules, opponents"),
     ({"train": {"total_steps": "lots"}}, "train.total_steps: Input should be a valid integer"),
+    ({"output": {"dir": None}}, r"output.dir: Input should be a valid string \(got an empty value\)$"),
     ({"opponents": {"kind": "jen", "jen_level": 11}}, "opponents.jen_level: Input should be less than or equal to 10"),
     ({"rules": {"num_players": 6}}, "rules.num_players: Input should be less than or equal to 5"),
     ({"rules": {"num_players": 3}}, "rules.num_players must be 2 when opponents.kind is jen"),

@@ -395,8 +395,12 @@ def _describe(error) -> str:
         return f"{where or 'opponents'}.kind must be one of jen, scripted, selfplay (got {given!r})"
     message = error["msg"].removeprefix("Value error, ")
     if where and kind != "value_error":
-        return f"{where}: {message} (got {error.get('input')!r})"
+        return f"{where}: {message} (got {_given(error.get('input'))})"
     return f"{where}: {message}" if where else message
+
+
+def _given(value) -> str:
+    return "an empty value" if value is None else repr(value)
 
 
 def validate(data: dict) -> Config:
