@@ -99,7 +99,7 @@ def test_argument_errors_exit_with_status_2_in_one_line(capsys, argv):
 
 def test_every_entry_point_says_a_usage_error_in_one_line():
     for module, args in (("train.cli", ["eval"]), ("train.evaluate", ["heuristic", "--games", "x"]),
-                         ("train.league", ["heuristic"]), ("train", [])):
+                         ("train.league", ["heuristic", "random", "--games", "x"]), ("train", [])):
         run = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=120)
         assert run.returncode == 2 and run.stdout == "", (module, run.stdout)
         assert len(run.stderr.splitlines()) == 1 and ": error: " in run.stderr, (module, run.stderr)

@@ -57,7 +57,8 @@ def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
               ({"seed": None}, "its seed is null"),
               ({"seed": -1}, "its seed is -1"),
               ({"rank": "JEN 5"}, 'its rank is "JEN 5", not ten eval\'s'),
-              ({"rank": {"lvl": 5}}, "its rank is")]
+              ({"rank": {"lvl": 5}}, "its rank is"), ({"rank": {"level": 5.0}}, "its rank is"),
+              ({"matchups": [{**good["matchups"][0], "shared_wins": "0"}]}, "shared_wins, win_rate")]
     for change, message in broken:
         path.write_text(json.dumps({**good, **change}))
         with pytest.raises(ValueError, match=message):
@@ -87,6 +88,8 @@ def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys, mo
     assert main(["compare", *paths, "-o", str(png), "--overwrite"]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     capsys.readouterr()
+    assert main(["compare", *paths, "--overwrite"]) == 2
+    assert capsys.readouterr().err == "ten: error: --overwrite lets -o replace a file: give -o too\n"
     assert main(["compare", paths[0], "-o", str(tmp_path / "x.jpg")]) == 2
     assert main(["compare", str(tmp_path / "missing.json"), "-o", str(tmp_path / "new" / "ladder.png")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -385,7 +385,8 @@ def test_policy_weight_zero_trains_the_value_alone(lesson, tmp_path):
     # Kept by the value loss alone: the policy loss, unchanged, does not weigh on the choice.
     kept = card["epoch_losses"][card["kept_epoch"]]
     assert kept["validation_loss"] == pytest.approx(0.5 * kept["validation_value_loss"])
-    with pytest.raises(ValueError, match=r"policy_weight and value_weight \(--policy-weight, --value-weight\) are both 0"):
+    with pytest.raises(ValueError,
+                       match=r"policy_weight and value_weight \(--policy-weight, --value-weight\) are both 0"):
         D.train_network([lesson["path"]], START, tmp_path / "bad.zip", policy_weight=0, value_weight=0,
                         echo=None)
     for bad in (-1, float("inf"), True):

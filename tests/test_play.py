@@ -145,8 +145,10 @@ def test_save_never_replaces_a_file_unless_told_to(tmp_path, capsys, monkeypatch
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["play", "--level", "5", "--save", str(kept)]) == 2
     assert capsys.readouterr().err == (f"ten: error: {str(kept)!r} already exists: use --overwrite to replace it, "
-                                       f"or another name\n")
+                                       f"or another --save\n")
     assert kept.read_text() == "mine"
+    assert main(["play", "--level", "5", "--overwrite"]) == 2
+    assert capsys.readouterr().err == "ten: error: --overwrite lets --save replace a file: give --save too\n"
     assert main(["play", "--level", "5", "--save", str(kept), "--overwrite"]) == 0
     assert load_record(kept)["rules"]["jen_level"] == 5
 

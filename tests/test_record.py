@@ -179,10 +179,13 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
     (tmp_path / "solo.html").write_text("kept")
     assert main(["view", str(tmp_path / "solo.json")]) == 2
     assert capsys.readouterr().err == (f"ten: error: {str(tmp_path / 'solo.html')!r} already exists: "
-                                       f"use --overwrite to replace it, or another name\n")
+                                       f"use --overwrite to replace it, or another -o\n")
     assert (tmp_path / "solo.html").read_text() == "kept"
     assert main(["view", str(tmp_path / "solo.json"), "--overwrite"]) == 0
-    assert (tmp_path / "solo.html").read_text().startswith("<!doctype html>")
+    page = (tmp_path / "solo.html").read_text()
+    assert page.startswith("<!doctype html>")
+    assert main(["view", str(tmp_path / "solo.json")]) == 0  # a page of ten view's own is replaced without asking
+    assert (tmp_path / "solo.html").read_text() == page
     assert main(["record", "random", "random", "--seed", "9", "-o", str(out), "--overwrite"]) == 0
     assert load_record(out)["seed"] == 9
 
@@ -199,9 +202,9 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
     (["record", "random", "random", "-o", "{tmp}/nowhere/x.json"], "ten: error: cannot write"),
     (["record", "random", "random", "-o", ""], "ten: error: the file name is empty: give one such as game.json\n"),
     (["record", "random", "random", "-o", "{tmp}/other.json"],
-     "ten: error: '{tmp}/other.json' already exists: use --overwrite to replace it, or another name\n"),
-    (["view", "{tmp}/game.json"],  # the page beside it, game.html, is there already
-     "ten: error: '{tmp}/game.html' already exists: use --overwrite to replace it, or another name\n"),
+     "ten: error: '{tmp}/other.json' already exists: use --overwrite to replace it, or another -o\n"),
+    (["view", "{tmp}/game.json"],  # the file beside it, game.html, is not a page of ten view's
+     "ten: error: '{tmp}/game.html' already exists: use --overwrite to replace it, or another -o\n"),
     (["view", "{tmp}/game.json", "-o", "{tmp}/broken.json"], "ten: error: '{tmp}/broken.json' already exists"),
     (["view", "{tmp}/game.json", "-o", " "], "ten: error: the file name is empty: give one such as game.json\n"),
     (["view", "{tmp}/missing.json"], "ten: error: cannot read"),

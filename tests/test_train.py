@@ -90,6 +90,9 @@ def test_overrides_and_files(tmp_path):
     for overrides in ([], ["train.seed=1"]):  # --set into a list was a TypeError
         with pytest.raises(ValueError, match="^a config must be a YAML mapping of sections"):
             load_config(tmp_path / "list.yaml", overrides)
+    (tmp_path / "false.yaml").write_text("false\n")  # not an empty file: not the default config
+    with pytest.raises(ValueError, match="^a config must be a YAML mapping of sections"):
+        load_config(tmp_path / "false.yaml")
     for item in ("output.dir=@runs/x", "train.seed=[1"):  # a value YAML cannot read: one line, no traceback
         with pytest.raises(ValueError, match=rf"^--set {re.escape(repr(item))}: the value is not valid YAML \("):
             load_config(CONFIGS / "quick.yaml", [item])
@@ -455,15 +458,20 @@ def test_resume_with_a_missing_checkpoint_or_damaged_state(tmp_path):
     # a state naming a checkpoint that is there but lacking the step count or the level: damaged, not a KeyError
     (out / "checkpoints" / "kept.zip").write_bytes(b"")
     for state in ({"checkpoint": "kept.zip"}, {"checkpoint": "kept.zip", "timesteps": "128", "jen_level": 4},
-                  {"checkpoint": "kept.zip", "timesteps": 128, "jen_level": 4.5}):
+                  {"checkpoint": "kept.zip", "timesteps": 128, "jen_level": 4.5},
+                  {"checkpoint": "kept.zip", "timesteps": 128, "jen_level": 99},
+                  {"checkpoint": "", "timesteps": 128, "jen_level": 4},  # would have trained afresh from step 128
+                  {"checkpoint": "../kept.zip", "timesteps": 128, "jen_level": 4}, ["kept.zip"]):
         (out / "checkpoints" / "state.json").write_text(json.dumps(state))
         with pytest.raises(ValueError, match=r"^--resume: '.*state.json' is damaged; start again with --overwrite$"):
             _run("quick", out, ["train.total_steps=256"], resume=True)
     # a config.yaml spoilt by hand: said so, with or without --resume, not a YAML or Attribute error
-    for text, problem in (("train: [unclosed", "is not valid YAML"), ("- a list\n", r"is damaged \(not a mapping")):
-        (out / "config.yaml").write_text(text)
+    for text, problem in (("train: [unclosed", "is not valid YAML"), ("- a list\n", r"is damaged \(not a mapping"),
+                          ("train: 5\n", r"is damaged \(not a mapping"), ("\xff", r"is not a text file")):
+        (out / "config.yaml").write_bytes(text.encode("latin-1"))
         for resume in (True, False):
-            with pytest.raises(ValueError, match=rf"^the run's '.*config.yaml' {problem}.*start again with --overwrite"):
+            with pytest.raises(ValueError,
+                               match=rf"^the run's '.*config.yaml' {problem}.*start again with --overwrite"):
                 _run("quick", out, ["train.total_steps=256"], resume=resume)
 
 

@@ -89,7 +89,9 @@ def _play(args) -> int:
             if getattr(agent, "sees_deck_order", False):
                 print(f"note: {name} sees the order of the deck: it cheats (a ceiling, not a fair opponent)",
                       file=sys.stderr)
-    save = check_writable(args.save, args.overwrite) if args.save is not None else None
+    if args.overwrite and args.save is None:
+        raise ValueError("--overwrite lets --save replace a file: give --save too")
+    save = check_writable(args.save, args.overwrite, "--save") if args.save is not None else None
     if args.web:
         from .play import agent_label
         from .webplay import DEFAULT_PORT, WebGame, make_server, serve

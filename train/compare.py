@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ten_env.rules import JEN_LEVELS
 
-from .options import check_output, make_writable, need_training_extra, real_number
+from .options import check_output, is_whole, make_writable, need_training_extra, real_number
 from .stats import ladder_rank, paired_comparison, wilson_interval
 
 _SUMMED = ("games", "wins", "shared_wins")
@@ -59,19 +59,16 @@ def load_report(path) -> dict:
             level = m.get("level") if isinstance(m, dict) else None
             raise ValueError(f"{str(path)!r}: its matchup{'' if level is None else f' at JEN {level}'} is not "
                              f"ten eval's (a level {JEN_LEVELS[0]}-{JEN_LEVELS[-1]}, the opponent, games, wins, "
-                             f"win_rate, ci_low and ci_high, and numbers or null for {', '.join(_AVERAGED)})")
+                             f"shared_wins, win_rate, ci_low and ci_high, and numbers or null for {', '.join(_AVERAGED)})")
     seed = report.get("seed", 0)
-    if not _whole(seed) or seed < 0:
+    if not is_whole(seed) or seed < 0:
         raise ValueError(f"{str(path)!r}: its seed is {json.dumps(seed)}, not ten eval's (a whole number, 0 or more)")
     rank = report.get("rank")
-    if rank is not None and not (isinstance(rank, dict) and rank.get("level") in JEN_LEVELS):
-        raise ValueError(f"{str(path)!r}: its rank is {json.dumps(rank)}, not ten eval's "
-                         f"(null, or the level {JEN_LEVELS[0]}-{JEN_LEVELS[-1]} it reaches)")
+    if rank is not None and not (isinstance(rank, dict) and is_whole(rank.get("level"))
+                                 and rank["level"] in JEN_LEVELS):
+        raise ValueError(f"{str(path)!r}: its rank is {json.dumps(rank)}, not ten eval's (null, or "
+                         f"{{\"level\": {JEN_LEVELS[0]}-{JEN_LEVELS[-1]}, ...}}, the level the agent reaches)")
     return report
-
-
-def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _number(value) -> bool:
@@ -80,9 +77,9 @@ def _number(value) -> bool:
 
 def _is_matchup(m) -> bool:
     return (isinstance(m, dict) and m.get("level") in JEN_LEVELS and "opponent" in m
-            and _whole(m.get("games")) and m["games"] >= 1
-            and _whole(m.get("wins")) and 0 <= m["wins"] <= m["games"]
-            and _whole(m.get("shared_wins", 0))
+            and is_whole(m.get("games")) and m["games"] >= 1
+            and is_whole(m.get("wins")) and 0 <= m["wins"] <= m["games"]
+            and is_whole(m.get("shared_wins", 0))
             and all(_number(m.get(key)) for key in ("win_rate", "ci_low", "ci_high"))
             and all(m.get(key) is None or _number(m[key]) for key in _AVERAGED))
 
@@ -147,7 +144,7 @@ def deal_results(matchup: dict) -> dict | None:
         try:
             first, last = entry["deck_seeds"]
             outcomes, margins = entry["outcomes"], entry["margins"]
-            ok = (_whole(first) and len(outcomes) == len(margins) == last - first + 1
+            ok = (is_whole(first) and len(outcomes) == len(margins) == last - first + 1
                   and set(outcomes) <= set("WTL") and all(_number(margin) for margin in margins))
         except (KeyError, TypeError, ValueError):
             ok = False
@@ -346,6 +343,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    if args.overwrite and args.out is None:
+        raise ValueError("--overwrite lets -o replace a file: give -o too")
     if args.out is not None:
         out = check_output(args.out, ".png", "the plot", overwrite=args.overwrite)
         need_training_extra("ten compare -o", "matplotlib")

@@ -399,6 +399,9 @@ def _describe(error) -> str:
     return f"{where}: {message}" if where else message
 
 
+NOT_A_MAPPING = "a config must be a YAML mapping of sections (rules, opponents, algorithm, ...)"
+
+
 def _given(value) -> str:
     return "an empty value" if value is None else repr(value)
 
@@ -406,7 +409,7 @@ def _given(value) -> str:
 def validate(data: dict) -> Config:
     """A :class:`Config` from plain data, or ValueError listing every problem."""
     if not isinstance(data, dict):
-        raise ValueError(MAPPING)
+        raise ValueError(NOT_A_MAPPING)
     # "train:" with nothing under it is YAML's null: an empty section, every key at its default
     data = {key: {} if value is None and key in Config.model_fields and key != "backend" else value
             for key, value in data.items()}
@@ -417,13 +420,10 @@ def validate(data: dict) -> Config:
         raise ValueError("invalid config: " + "; ".join(problems)) from None
 
 
-MAPPING = "a config must be a YAML mapping of sections (rules, opponents, algorithm, ...)"
-
-
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """Apply ``key.sub=value`` strings (values read as YAML) to nested config data."""
     if overrides and not isinstance(data, dict):
-        raise ValueError(MAPPING)
+        raise ValueError(NOT_A_MAPPING)
     for item in overrides:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
@@ -459,13 +459,14 @@ def read_yaml(path: str | Path, what: str):
     if not path.is_file():
         raise ValueError(f"{what} {str(path)!r} does not exist")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
-        raise ValueError(f"{what} {str(path)!r} is not a text file (not UTF-8): give a YAML file") from None
+        raise ValueError(f"{what} {str(path)!r} is not a text file (not UTF-8)") from None
     except OSError as exc:
         raise ValueError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"{what} {str(path)!r} is not valid YAML: {exc}".replace("\n", " ")) from None
+    return {} if data is None else data
 
 
 __all__ = ["Config", "load_config", "read_yaml", "validate", "apply_overrides", "parse_levels", "NAMES_HELP"]

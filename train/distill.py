@@ -505,7 +505,12 @@ def load_data(path) -> dict:
         raise ValueError(f"data file {str(path)!r} does not exist" if not path.exists()
                          else f"data file {str(path)!r} is not a file")
     not_data = f"{str(path)!r} is not a data file of ten distill generate"
-    if not zipfile.is_zipfile(path):  # numpy would take it for a pickle and suggest unpickling it
+    try:
+        with path.open("rb") as file:
+            archive = zipfile.is_zipfile(file)
+    except OSError as exc:
+        raise ValueError(f"cannot read data file {str(path)!r}: {exc.strerror or exc}") from None
+    if not archive:  # numpy would take it for a pickle and suggest unpickling it
         raise ValueError(f"{not_data} (not an .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as archive:

@@ -448,8 +448,7 @@ def run(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="python -m train.league",
-                                     description="A league of agents at N-player tables, with ratings "
-                                                 "(the same as `ten league`).")
+                    description="A league of agents at N-player tables, with ratings (the same as `ten league`).")
     add_league_arguments(parser)
     return run_command(parser.prog, run, parser.parse_args(argv))
 

@@ -123,10 +123,15 @@ def int_range(low: int, high: int | None, flag: str):
     return parse
 
 
+def is_whole(value) -> bool:
+    """Whether ``value`` is a whole number (an int; a bool is not), as read from JSON."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def whole_number(name: str, value, low: int) -> int:
     """``value`` if it is a whole number of at least ``low`` (a bool is not); ``ValueError`` naming
     ``name`` otherwise. The Python-side twin of :func:`at_least`."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+    if not is_whole(value) or value < low:
         raise ValueError(f"{name} must be a whole number of at least {low}, got {value!r}")
     return value
 

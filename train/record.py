@@ -118,7 +118,7 @@ def run(args) -> int:
             raise ValueError(f"give {span(PLAYER_COUNTS)} agents for a normal game, or one agent with "
                              f"--level (against JEN) or --players N; got {len(specs)}")
         rules = Rules(num_players=len(specs), bust_buy=args.bust_buy)
-    out = check_writable(args.out, args.overwrite)
+    out = check_writable(args.out, args.overwrite, "-o")
     agents = seat_agents(tuple(specs), loaded, args.trust_model)  # the agents loaded above, one more per extra seat
     names = [agent_label(agent) for agent in agents]
     rec = next(record_seeded_games(agents, names, rules, 1, args.seed))

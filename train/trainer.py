@@ -35,9 +35,10 @@ from agents.base import Agent
 from agents.registry import make_agent
 from ten_env import Rules
 from ten_env.game import score_margin
+from ten_env.rules import JEN_LEVELS
 
 from .config import Config, read_yaml
-from .options import make_writable, parse_levels
+from .options import is_whole, make_writable, parse_levels
 
 STATE = "state.json"
 KEEP_CHECKPOINTS = 3
@@ -269,12 +270,17 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
             return fresh  # interrupted before its first checkpoint: start again
         try:
             state = json.loads(state_file.read_text())
-            checkpoint = out_dir / "checkpoints" / state["checkpoint"]
-            if not (_whole(state["timesteps"]) and state["timesteps"] >= 0
-                    and (state["jen_level"] is None or _whole(state["jen_level"]))):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(f"--resume: {str(state_file)!r} is damaged; start again with --overwrite") from None
+        except (OSError, ValueError):
+            state = None
+        # what a checkpoint's state says, each checked: a bad one would start a run afresh or fail late
+        name = state.get("checkpoint") if isinstance(state, dict) else None
+        ok = (isinstance(name, str) and name not in ("", ".", "..") and Path(name).name == name  # in checkpoints/
+              and is_whole(state.get("timesteps")) and state["timesteps"] >= 0
+              and (state.get("jen_level") is None
+                   or (is_whole(state["jen_level"]) and state["jen_level"] in JEN_LEVELS)))
+        if not ok:
+            raise ValueError(f"--resume: {str(state_file)!r} is damaged; start again with --overwrite")
+        checkpoint = out_dir / "checkpoints" / state["checkpoint"]
         if not checkpoint.exists():  # a file (SB3) or a folder (RLlib)
             raise ValueError(f"--resume: the checkpoint {str(checkpoint)!r} named in {STATE} is missing")
         return state
@@ -296,17 +302,14 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
     return fresh
 
 
-def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _saved_config(path: Path) -> dict:
     """The config a run folder saved, or ``ValueError`` saying it is damaged."""
     try:
         data = read_yaml(path, "the run's")
     except ValueError as exc:
         raise ValueError(f"{exc}; start again with --overwrite, or choose another output.dir") from None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or any(not isinstance(section, (dict, type(None)))
+                                         for key, section in data.items() if key != "backend"):
         raise ValueError(f"the run's {str(path)!r} is damaged (not a mapping of sections); start again "
                          f"with --overwrite, or choose another output.dir")
     return data
@@ -338,11 +341,11 @@ def _config_differences(old: dict, new: dict) -> list[str]:
     old, new = comparable(old), comparable(new)
     differs = []
     for section in sorted(set(old) | set(new)):
-        mine, theirs = old.get(section), new.get(section)
-        if isinstance(mine, dict) and isinstance(theirs, dict):
-            differs += [f"{section}.{key}" for key in sorted(set(mine) | set(theirs))
-                        if mine.get(key) != theirs.get(key)]
-        elif mine != theirs:
+        saved, given = old.get(section), new.get(section)
+        if isinstance(saved, dict) and isinstance(given, dict):
+            differs += [f"{section}.{key}" for key in sorted(set(saved) | set(given))
+                        if saved.get(key) != given.get(key)]
+        elif saved != given:
             differs.append(section)
     return differs
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from ten_env.record import check_writable, load_record
 
 PAGE = Path(__file__).parent / "web" / "page.html"
+GENERATOR = '<meta name="generator" content="ten-env">'  # in every page: one ten view may replace
 
 
 def page(record: dict, live: dict | None = None) -> str:
@@ -41,17 +42,29 @@ def add_view_arguments(parser) -> None:
     parser.add_argument("record", metavar="GAME.json", help="a game record (ten record, ten eval --save-games, "
                                                             "ten play --save)")
     parser.add_argument("-o", "--out", metavar="GAME.html", help="the page to write (default: beside the record)")
-    parser.add_argument("--overwrite", action="store_true", help="the page may replace an existing file")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="the page may replace a file that is not a page of ten view's (those it replaces)")
+
+
+def is_page(path: Path) -> bool:
+    """Whether ``path`` is a page that ``ten view`` (or ``ten play --web``) wrote."""
+    try:
+        with path.open("rb") as file:
+            return GENERATOR.encode() in file.read(1024)
+    except OSError:
+        return False
 
 
 def run(args) -> int:
-    """``ten view``: read and check the record, write the page; 0."""
+    """``ten view``: read and check the record, write the page (an older page of ten view's
+    there is replaced, any other file only with ``--overwrite``); 0."""
     record = load_record(args.record)
     out = Path(args.record).with_suffix(".html") if args.out is None else Path(args.out)
     if out.resolve() == Path(args.record).resolve():
         raise ValueError(f"the page would overwrite the record {args.record!r}: give the page another name "
                          f"with -o, such as {str(Path(args.record).with_name(Path(args.record).stem + '-view.html'))!r}")
-    out = check_writable(args.out if args.out is not None else out, args.overwrite)
+    # args.out as given: check_writable refuses an empty -o, which Path() would read as "."
+    out = check_writable(args.out if args.out is not None else out, args.overwrite or is_page(out), "-o")
     try:
         out.write_text(page(record))
     except OSError as exc:
