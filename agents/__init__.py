@@ -10,6 +10,8 @@
   (rollouts, or a trained model's value and policy); :class:`OracleAgent`, the same
   search on the true deck order (it cheats: a ceiling, not a player).
 - :func:`play_games`: seeded games between agents, seats rotated.
+- :func:`make_agent`: any of them by the name ``ten`` takes (``"heuristic"``, ``"jen:7"``,
+  ``"ppo-jen"``, ``"search:ppo-jen:64"``; :mod:`agents.registry`).
 """
 
 from .base import Agent
@@ -17,8 +19,9 @@ from .heuristic import HeuristicAgent
 from .jen import JenAgent
 from .policy import PolicyAgent
 from .random_agent import RandomAgent
+from .registry import make_agent
 from .search import OracleAgent, SearchAgent
 from .tournament import Results, play_games
 
 __all__ = ["Agent", "RandomAgent", "JenAgent", "HeuristicAgent", "PolicyAgent", "SearchAgent", "OracleAgent",
-           "play_games", "Results"]
+           "play_games", "Results", "make_agent"]

@@ -131,7 +131,7 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
     base = _ladder("heuristic", 0, 12, levels=(4, 5))
     other = _ladder("jen:4", 6, 10, levels=(4,))  # deals 6-15: 6-11 are shared
     rows, notes = compare.paired_rows([base, other])
-    assert notes == [] and len(rows) == 1
+    assert len(rows) == 1
     agent, level, deals, rates, one_only, difference, p_value, margin = rows[0]
     assert (agent, level, deals) == ("jen:4", "JEN 4", "6")
     mine = base["matchups"][0]["per_game"]["outcomes"][6:]
@@ -142,6 +142,12 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
     only_mine = sum(x == "W" != y for x, y in zip(mine, theirs))
     only_theirs = sum(y == "W" != x for x, y in zip(mine, theirs))
     assert one_only == f"{only_mine} / {only_theirs}"
+    # six deals: far too few won by one only for the t interval, and said so
+    assert notes == [f"jen:4 at JEN 4: {only_mine + only_theirs} deals won by one only: the interval is rough "
+                     f"(made for 25 or more)"]
+    lopsided = compare.paired_comparison({s: ("L", -5) for s in range(4)},
+                                         {s: ("W", 5) for s in range(3)} | {3: ("L", 0)})
+    assert lopsided["ci_high"] == 1.0 and lopsided["ci_low"] > -1  # a difference of win rates stays within [-1, 1]
 
     # at two levels, a row "all" pools their deals
     both = _ladder("jen:4", 6, 10, levels=(4, 5))

@@ -34,6 +34,7 @@ from .options import check_output, is_whole, make_writable, need_training_extra,
 from .stats import ladder_rank, paired_comparison, wilson_interval
 
 _SUMMED = ("games", "wins", "shared_wins")
+ROUGH = 25  # deals won by one agent only, below which the paired t interval is rough (McNemar's rule of thumb)
 _AVERAGED = ("mean_score", "opponent_mean_score", "mean_margin", "seconds_per_decision")
 
 
@@ -59,7 +60,8 @@ def load_report(path) -> dict:
             level = m.get("level") if isinstance(m, dict) else None
             raise ValueError(f"{str(path)!r}: its matchup{'' if level is None else f' at JEN {level}'} is not "
                              f"ten eval's (a level {JEN_LEVELS[0]}-{JEN_LEVELS[-1]}, the opponent, games, wins, "
-                             f"shared_wins, win_rate, ci_low and ci_high, and numbers or null for {', '.join(_AVERAGED)})")
+                             f"shared_wins, win_rate, ci_low and ci_high, and numbers or null for "
+                             f"{', '.join(_AVERAGED)})")
     seed = report.get("seed", 0)
     if not is_whole(seed) or seed < 0:
         raise ValueError(f"{str(path)!r}: its seed is {json.dumps(seed)}, not ten eval's (a whole number, 0 or more)")
@@ -249,7 +251,11 @@ def paired_rows(reports: list[dict], confidence: float = 0.95) -> tuple[list[lis
             if shared < 2:
                 notes.append(f"{name} at JEN {level}: {shared} deals in common with {base['agent']}, not paired")
                 continue
-            rows.append(_paired_row(name, f"JEN {level}", paired_comparison(mine, theirs, confidence)))
+            c = paired_comparison(mine, theirs, confidence)
+            rows.append(_paired_row(name, f"JEN {level}", c))
+            if c["first_only"] + c["second_only"] < ROUGH:
+                notes.append(f"{name} at JEN {level}: {c['first_only'] + c['second_only']} deals won by one only: "
+                             f"the interval is rough (made for {ROUGH} or more)")
             pooled_mine.update({(level, seed): result for seed, result in mine.items()})
             pooled_theirs.update({(level, seed): result for seed, result in theirs.items()})
             levels += 1

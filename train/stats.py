@@ -89,7 +89,7 @@ def paired_comparison(first: dict, second: dict, confidence: float = CONFIDENCE)
     Returns ``deals`` (how many both played), ``first_rate`` / ``second_rate`` (their win
     rates on those deals), ``difference`` (second - first) with ``ci_low`` / ``ci_high``
     (the paired t interval of the per-deal differences: the Wald interval of a paired
-    difference of proportions, for the hundreds of deals an evaluation plays),
+    difference of proportions, for the hundreds of deals an evaluation plays; cut to [-1, 1]),
     ``first_only`` / ``second_only`` (deals only one of them won) and ``p_value`` (McNemar's
     exact test: were the deals only one of them won as likely to go either way?), and
     ``margin_difference`` with ``margin_ci_low`` / ``margin_ci_high`` (the same for the
@@ -117,6 +117,7 @@ def paired_comparison(first: dict, second: dict, confidence: float = CONFIDENCE)
         return mean, float(ci.low), float(ci.high)
 
     difference, low, high = interval(a, b)
+    low, high = max(low, -1.0), min(high, 1.0)  # a difference of two win rates lies in [-1, 1]
     margin, margin_low, margin_high = interval([first[s][1] for s in deals], [second[s][1] for s in deals])
     discordant = first_only + second_only
     return {"deals": n, "first_rate": sum(a) / n, "second_rate": sum(b) / n,
