@@ -150,6 +150,8 @@ def test_save_never_replaces_a_file_unless_told_to(tmp_path, capsys, monkeypatch
     assert main(["play", "--level", "5", "--overwrite"]) == 2
     assert capsys.readouterr().err == "ten: error: --overwrite lets --save replace a file: give --save too\n"
     assert main(["play", "--level", "5", "--save", str(kept), "--overwrite"]) == 0
+    assert capsys.readouterr().out.startswith("answer each move with its number or name; 'help' explains the moves, "
+                                              "'quit' leaves\n")
     assert load_record(kept)["rules"]["jen_level"] == 5
 
 

@@ -76,6 +76,7 @@ def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
 
 def _play(rec: Recorder, players: dict, seat: int, stdin: TextIO, out: TextIO) -> int:
     game, rules, names = rec.game, rec.rules, rec.names
+    print("answer each move with its number or name; 'help' explains the moves, 'quit' leaves", file=out)
     tell(rec.steps, out)
     while not game.is_over:
         current = game.current_player
