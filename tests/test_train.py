@@ -338,7 +338,8 @@ def test_a_run_saved_before_a_config_key_existed_resumes(tmp_path):
     (out / "config.yaml").write_text(yaml.safe_dump(saved))
     assert _config_differences(saved, config.to_dict()) == []
     assert _config_differences(saved, {**config.to_dict(), "train": {**config.to_dict()["train"],
-                                                                     "derived_features": True}}) == ["train"]
+                                                                     "derived_features": True}}) == [
+        "train.derived_features"]
     _run("quick", out, ["train.total_steps=256"], resume=True)
     assert read_data(out / "model.zip")["num_timesteps"] == 256
 
