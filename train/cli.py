@@ -30,7 +30,7 @@ from ten_env import Rules
 from ten_env.record import check_writable
 from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
 
-from .options import (Parser, OPPONENT_COUNTS, TABLE_HELP, add_eval_arguments, add_trust_argument, at_least,
+from .options import (OPPONENT_COUNTS, TABLE_HELP, Parser, add_eval_arguments, add_trust_argument, at_least,
                       parse_opponents, real_number, run_command, span, within)
 
 
@@ -228,8 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluation = sub.add_parser(
         "eval", help="how strong an agent is: the JEN ladder or matchups",
-        description="Evaluate an agent (a model file, a pretrained name, random, heuristic, jen:N, search or oracle) "
-                    "against the JEN ladder or chosen opponents, with 95% Wilson intervals.")
+        description="Evaluate an agent (a model file, a pretrained name, random, heuristic, jen:N, search or "
+                    "oracle) against the JEN ladder or chosen opponents, with 95% Wilson intervals.")
     add_eval_arguments(evaluation)
     evaluation.set_defaults(run=_eval)
 

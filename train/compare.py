@@ -34,8 +34,8 @@ from .options import check_output, is_whole, make_writable, need_training_extra,
 from .stats import ladder_rank, paired_comparison, wilson_interval
 
 _SUMMED = ("games", "wins", "shared_wins")
-ROUGH = 25  # deals won by one agent only, below which the paired t interval is rough (McNemar's rule of thumb)
 _AVERAGED = ("mean_score", "opponent_mean_score", "mean_margin", "seconds_per_decision")
+ROUGH = 25  # deals won by one agent only, below which the paired t interval is rough (McNemar's rule of thumb)
 
 
 def load_report(path) -> dict:
