@@ -48,6 +48,9 @@ def test_demo_plays_a_whole_game(capsys, players):
     assert f"(seat {players}): coins" not in captured.out
     assert "deck 0" in captured.out
     assert "phase over" in captured.out
+    turns = [line for line in captured.out.splitlines() if re.match(r"\s*turn \d+: ", line)]
+    assert re.fullmatch(r"  turn 1: random \(seat \d\) draws", turns[0])  # indented as every later turn
+    assert all(line.startswith("  turn ") for line in turns)
 
 
 def test_demo_solitaire_game_against_jen(capsys):

@@ -130,7 +130,7 @@ def watch(rec: Recorder, players: dict, delay: float = 0.0, out: TextIO | None =
     def table():
         print(render_table(game, names=rec.names, last_moves=False), file=out, flush=True)
 
-    print(f"turn {game.turn}: {rec.labels[game.active_player]} draws", file=out)
+    print(f"  turn {game.turn}: {rec.labels[game.active_player]} draws", file=out)  # as tell() prints later turns
     tell(rec.steps, out)
     while not game.is_over:
         steps = agent_move(rec, players[game.current_player])
