@@ -76,7 +76,7 @@ from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.rules import JEN_LEVELS, PLAYER_COUNTS
 
-from .options import (Parser, OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, add_eval_arguments, agent_name,
+from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, Parser, add_eval_arguments, agent_name,
                       check_max_bid, need_training_extra, parse_levels, parse_opponents, prepare_out_dir,
                       rules_from_args, run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
