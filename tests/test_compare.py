@@ -31,7 +31,7 @@ def test_reports_on_different_seeds_combine_into_the_report_of_one_run():
 
 def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
     first = _ladder("heuristic", 0, 6, levels=(4,))
-    with pytest.raises(ValueError, match=r"two reports of heuristic share deck seeds at JEN 4 \(seeds 0-5 and from 3\)"):
+    with pytest.raises(ValueError, match=r"two reports of heuristic share deck seeds at JEN 4 \(one has seeds 0-5, another from 3\)"):
         compare.combine([first, _ladder("heuristic", 3, 4, levels=(4,))])
     table = E.evaluate("heuristic", opponents=["random"], games=2, jobs=1)
     path = tmp_path / "table.json"

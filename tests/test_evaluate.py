@@ -766,6 +766,38 @@ def test_ctrl_c_ends_the_workers_at_once(monkeypatch):
     assert not multiprocessing.active_children()
 
 
+def test_a_second_ctrl_c_while_the_first_is_handled_is_ignored(monkeypatch):
+    # A double press, or timeout -s INT (which signals the command, then its process group): the
+    # second, while the workers are being stopped, must not leave them playing their long chunks.
+    import signal
+
+    tasks = runner.chunks([(("search:400",), Rules(jen_level=10))], games=4, seed=0, jobs=2)
+    real_wait, real_stop = runner.wait, runner._stop_workers
+    stopped = []
+
+    def wait_then_ctrl_c(pending, **kwargs):
+        real_wait(pending, timeout=3)  # the workers have started their chunks
+        signal.raise_signal(signal.SIGINT)
+
+    def ctrl_c_then_stop(executor):
+        signal.raise_signal(signal.SIGINT)
+        stopped.append(True)
+        real_stop(executor)
+
+    monkeypatch.setattr(runner, "wait", wait_then_ctrl_c)
+    monkeypatch.setattr(runner, "_stop_workers", ctrl_c_then_stop)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as at a terminal
+    try:
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            runner.run_chunks(tasks, runner.play_chunk, 2, {}, lambda task, result: None)
+        assert stopped and time.monotonic() - started < 30
+        assert not multiprocessing.active_children()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works again after
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 HALF_SENT_RUN = """
 import os, sys, time
 sys.path.insert(0, {tests!r})

@@ -13,9 +13,10 @@ a game twice would narrow the interval without measuring anything.
 on the deck seeds both played under the same rules, the deals only one of them won, the
 difference of their win rates with its 95% interval (``--confidence`` sets another level),
 McNemar's exact p-value and the difference of their mean margins
-(:func:`train.stats.paired_comparison`), and a row ``all`` with the deals of every level pooled. The same deal played by both agents cancels the part
-of the noise that is the deal's luck (about a third of it at JEN 9, the README says), so the
-difference is measured more tightly than by two unpaired intervals. It needs the reports'
+(:func:`train.stats.paired_comparison`), and a row ``all`` with the deals of every level
+pooled. The same deal played by both agents cancels the part of the noise that is the deal's
+luck (about a third of it at JEN 9, the README says), so the difference is measured more
+tightly than by two unpaired intervals. It needs the reports'
 ``per_game`` entries, which ``ten eval`` writes (reports from before it did are left out,
 and said so). A combined matchup keeps its parts' ``per_game`` entries as a list.
 
@@ -108,7 +109,7 @@ def _combined(group: list[dict]) -> dict:
         for (seed, m), (next_seed, _) in zip(parts, parts[1:]):
             if seed + m["games"] > next_seed:
                 raise ValueError(f"two reports of {group[0]['agent']} share deck seeds at JEN {level} "
-                                 f"(seeds {seed}-{seed + m['games'] - 1} and from {next_seed}): "
+                                 f"(one has seeds {seed}-{seed + m['games'] - 1}, another from {next_seed}): "
                                  f"combine only reports of different games")
         matchups.append(_merged_matchup([m for _, m in parts]))
     first = group[0]
@@ -215,7 +216,8 @@ def _markdown(header: list[str], rows: list[list[str]]) -> str:
 def paired_header(confidence: float = 0.95) -> list[str]:
     """The columns of the ``--paired`` table, its intervals at ``confidence``."""
     ci = f"{100 * confidence:.10g}% CI"
-    return ["agent", "level", "deals", "win rates", "won by one only", f"difference, points ({ci})",
+    return ["agent", "level", "deals", "win rates (first -> agent)", "won by one only (first / agent)",
+            f"difference, points ({ci})",
             "McNemar p", f"margin difference ({ci})"]
 
 

@@ -13,7 +13,9 @@ import math
 import os
 import signal
 import sys
+import threading
 from collections.abc import Mapping
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import NamedTuple
 
@@ -135,6 +137,30 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
         writer.close()
 
 
+@contextmanager
+def _interrupted_once():
+    """Ctrl-C raises ``KeyboardInterrupt`` once; more while the first is handled (the workers
+    stopped, the bar closed) are ignored. Two come together from a double press, and from
+    ``timeout -s INT``, which signals the command and then its whole process group: the second,
+    landing inside the pool's lock bookkeeping, ended the run in Python's "release unlocked lock"
+    traceback, or left the workers running. Only in the main thread, and only where Ctrl-C is
+    Python's own (a caller's handler is left alone)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+
+    def interrupt(signum, frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progress: bool = False,
                desc: str = "evaluating", journal=None) -> None:
     """Call ``play(chunk, cache)`` for every chunk and ``on_done(chunk, result)`` as each ends.
@@ -174,31 +200,37 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
             bar.update(task.games)
 
     try:
-        if jobs == 1:
-            for task in tasks:
-                done(task, play(task, cache))
-        else:
-            import multiprocessing
-
-            context = multiprocessing.get_context("spawn")
-            executor = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
-                                           initializer=_worker_init)
-            try:
-                pending = {executor.submit(_play_in_worker, play, task): task for task in tasks}
-                while pending:
-                    # A timeout, so that Ctrl-C is seen at once on Windows too (a lock's wait
-                    # cannot be interrupted there before Python 3.14).
-                    finished, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        done(pending.pop(future), future.result())
-            except BaseException:  # Ctrl-C, a chunk that failed, a journal that cannot be written
-                _stop_workers(executor)
-                raise
-            finally:
-                executor.shutdown(wait=True, cancel_futures=True)
+        with _interrupted_once():
+            _run(tasks, play, jobs, cache, done)
     finally:
         if bar is not None:
             bar.close()
+
+
+def _run(tasks: list[Chunk], play, jobs: int, cache: dict, done) -> None:
+    """:func:`run_chunks`'s games, here or on ``jobs`` workers."""
+    if jobs == 1:
+        for task in tasks:
+            done(task, play(task, cache))
+    else:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        executor = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                                       initializer=_worker_init)
+        try:
+            pending = {executor.submit(_play_in_worker, play, task): task for task in tasks}
+            while pending:
+                # A timeout, so that Ctrl-C is seen at once on Windows too (a lock's wait
+                # cannot be interrupted there before Python 3.14).
+                finished, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    done(pending.pop(future), future.result())
+        except BaseException:  # Ctrl-C, a chunk that failed, a journal that cannot be written
+            _stop_workers(executor)
+            raise
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
 
 
 def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progress: bool = False,
