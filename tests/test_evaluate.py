@@ -834,6 +834,36 @@ def test_ctrl_c_ends_the_run_when_a_worker_stopped_mid_send(tmp_path):
     assert done.returncode == 0 and done.stdout.strip() == "ended", done.stderr[-2000:]
 
 
+def test_a_run_resumes_where_the_package_lies_elsewhere(tmp_path, capsys, monkeypatch):
+    # A run begun on another machine or checkout (a lent machine, a cluster) goes on here: a shipped
+    # model is named in the journal by its place in the package, and its contents are what count.
+    out = tmp_path / "eval"
+    argv = ["search:ppo-jen-v1:2", "--levels", "4", "--games", "4", "--jobs", "1", "--out", str(out)]
+    with monkeypatch.context() as patch:
+        _interrupt_after(patch, 1)
+        assert E.main(argv) == 130
+    capsys.readouterr()
+    journal = out / "progress.jsonl"
+    header, *rest = journal.read_text().splitlines()
+    files = json.loads(header)["files"]
+    assert list(files) == ["agents/pretrained/ppo-jen-v1.zip"]
+    digest = files["agents/pretrained/ppo-jen-v1.zip"]
+    # as a journal written with the whole path, in a checkout elsewhere, holds it
+    moved = header.replace('"agents/pretrained/ppo-jen-v1.zip"', '"/elsewhere/repo/agents/pretrained/ppo-jen-v1.zip"')
+    journal.write_text("\n".join([moved, *rest]) + "\n")
+    assert E.main(argv + ["--resume"]) == 0
+    assert json.loads((out / "report.json").read_text())["games"] == 4
+    # but not with other contents
+    with monkeypatch.context() as patch:
+        _interrupt_after(patch, 1)
+        assert E.main(argv + ["--overwrite"]) == 130
+    capsys.readouterr()
+    header, *rest = journal.read_text().splitlines()
+    journal.write_text("\n".join([header.replace(digest, "0" * 64), *rest]) + "\n")
+    assert E.main(argv + ["--resume"]) == 2
+    assert "differs in: 'agents/pretrained/ppo-jen-v1.zip' (its contents changed" in capsys.readouterr().err
+
+
 def test_resume_refuses_a_model_or_deck_changed_since_the_run_began(tmp_path, capsys, monkeypatch):
     from importlib import resources
 

@@ -67,9 +67,21 @@ TALLIES = Codec(lambda chunk, result: {"results": results_to_json(result[1])},
                 lambda entry: (entry["chunk"][0], results_from_json(entry["results"])))
 
 
+def _portable(path: str) -> str:
+    """``path``, but a model shipped in ``agents/pretrained/`` named by its place in the package
+    (``agents/pretrained/ppo-jen.zip``), wherever the package lies: a run then resumes in
+    another checkout or on another machine (its contents must still match). Journals written
+    with the whole path read the same way."""
+    file = Path(path)
+    if file.parent.name == "pretrained" and file.parent.parent.name == "agents":
+        return f"agents/pretrained/{file.name}"
+    return path
+
+
 def file_digests(agents, deck_file) -> dict:
     """The SHA-256 of each model file (or checkpoint folder) the ``agents`` play and of the deck
-    file: a model retrained in place, or an edited deck, is another evaluation."""
+    file, by path (:func:`_portable`): a model retrained in place, or an edited deck, is another
+    evaluation."""
     paths = [getattr(network_of(agent), "path", None) for agent in agents] + [deck_file]
     digests = {}
     for path in sorted({str(path) for path in paths if path is not None}):
@@ -79,7 +91,7 @@ def file_digests(agents, deck_file) -> dict:
         for file in files:  # a folder's files by name and contents: a file renamed is a change too
             digest.update(file.relative_to(root).as_posix().encode())
             digest.update(file.read_bytes())
-        digests[path] = digest.hexdigest()
+        digests[_portable(path)] = digest.hexdigest()
     return digests
 
 
@@ -109,7 +121,10 @@ def _differences(journal: dict, wanted: dict) -> list[str]:
         if key in ("format", "chunks") or journal.get(key) == wanted.get(key):
             continue
         if key == "files":
-            old, new = journal.get(key) or {}, wanted.get(key) or {}
+            old = {_portable(path): digest for path, digest in (journal.get(key) or {}).items()}
+            new = wanted.get(key) or {}
+            if old == new:
+                continue
             said += [f"{path!r} (its contents changed since the run began)" for path in old
                      if path in new and old[path] != new[path]]
             if set(old) != set(new):
