@@ -798,6 +798,22 @@ def test_a_second_ctrl_c_while_the_first_is_handled_is_ignored(monkeypatch):
         signal.signal(signal.SIGINT, before)
 
 
+def test_ctrl_c_interrupts_once_ignores_the_next_and_not_a_third():
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with runner._interrupted_once():
+            with pytest.raises(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signal.SIGINT)  # the second of a pair: ignored
+            with pytest.raises(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)  # a third: the clean-up itself is to stop
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 HALF_SENT_RUN = """
 import os, sys, time
 sys.path.insert(0, {tests!r})
@@ -862,6 +878,28 @@ def test_a_run_resumes_where_the_package_lies_elsewhere(tmp_path, capsys, monkey
     journal.write_text("\n".join([header.replace(digest, "0" * 64), *rest]) + "\n")
     assert E.main(argv + ["--resume"]) == 2
     assert "differs in: 'agents/pretrained/ppo-jen-v1.zip' (its contents changed" in capsys.readouterr().err
+
+
+def test_a_shipped_model_and_a_file_of_the_same_name_elsewhere_are_two_files(tmp_path):
+    from types import SimpleNamespace
+
+    from agents.policy import PRETRAINED_DIR
+    from train.journal import _differences, file_digests
+
+    other = tmp_path / "old-checkout" / "agents" / "pretrained" / "ppo-jen-v1.zip"
+    other.parent.mkdir(parents=True)
+    other.write_bytes(b"another model")
+    shipped = PRETRAINED_DIR / "ppo-jen-v1.zip"
+    files = file_digests([SimpleNamespace(path=shipped), SimpleNamespace(path=other)], None)
+    assert sorted(files) == sorted(["agents/pretrained/ppo-jen-v1.zip", str(other)])
+    # an old journal of that run, which named the shipped one by its whole path elsewhere, reads the same
+    old = {"/elsewhere/agents/pretrained/ppo-jen-v1.zip": files["agents/pretrained/ppo-jen-v1.zip"],
+           str(other): files[str(other)]}
+    assert _differences({"files": old}, {"files": files}) == []
+    other.write_bytes(b"retrained")
+    changed = file_digests([SimpleNamespace(path=shipped), SimpleNamespace(path=other)], None)
+    assert _differences({"files": files}, {"files": changed}) == [f"{str(other)!r} (its contents changed since the "
+                                                                 f"run began)"]
 
 
 def test_resume_refuses_a_model_or_deck_changed_since_the_run_began(tmp_path, capsys, monkeypatch):

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from agents import Results
+from agents.policy import PRETRAINED_DIR
 from agents.registry import network_of
 
 from .runner import Chunk
@@ -68,14 +69,28 @@ TALLIES = Codec(lambda chunk, result: {"results": results_to_json(result[1])},
 
 
 def _portable(path: str) -> str:
-    """``path``, but a model shipped in ``agents/pretrained/`` named by its place in the package
-    (``agents/pretrained/ppo-jen.zip``), wherever the package lies: a run then resumes in
-    another checkout or on another machine (its contents must still match). Journals written
-    with the whole path read the same way."""
+    """``path``, but a model shipped in this package's ``agents/pretrained/`` named by its place
+    in the package (``agents/pretrained/ppo-jen.zip``), wherever the package lies: a run then
+    resumes in another checkout or on another machine (its contents must still match)."""
     file = Path(path)
-    if file.parent.name == "pretrained" and file.parent.parent.name == "agents":
-        return f"agents/pretrained/{file.name}"
-    return path
+    try:
+        shipped = file.resolve().parent == PRETRAINED_DIR.resolve()
+    except OSError:
+        shipped = False
+    return f"agents/pretrained/{file.name}" if shipped else path
+
+
+def _journal_files(files: dict, wanted: dict) -> dict:
+    """A journal's ``files``, a shipped model that an older journal names by its whole path
+    (``/home/.../agents/pretrained/ppo-jen.zip``) renamed as :func:`_portable` names it now,
+    where that is the name asked for and the whole path is not."""
+    renamed = {}
+    for path, digest in files.items():
+        file = Path(path)
+        short = f"agents/pretrained/{file.name}"
+        moved = file.parent.name == "pretrained" and file.parent.parent.name == "agents"
+        renamed[short if moved and short in wanted and path not in wanted and short not in files else path] = digest
+    return renamed
 
 
 def file_digests(agents, deck_file) -> dict:
@@ -121,8 +136,8 @@ def _differences(journal: dict, wanted: dict) -> list[str]:
         if key in ("format", "chunks") or journal.get(key) == wanted.get(key):
             continue
         if key == "files":
-            old = {_portable(path): digest for path, digest in (journal.get(key) or {}).items()}
             new = wanted.get(key) or {}
+            old = _journal_files(journal.get(key) or {}, new)
             if old == new:
                 continue
             said += [f"{path!r} (its contents changed since the run began)" for path in old

@@ -139,19 +139,26 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
 
 @contextmanager
 def _interrupted_once():
-    """Ctrl-C raises ``KeyboardInterrupt`` once; more while the first is handled (the workers
-    stopped, the bar closed) are ignored. Two come together from a double press, and from
-    ``timeout -s INT``, which signals the command and then its whole process group: the second,
-    landing inside the pool's lock bookkeeping, ended the run in Python's "release unlocked lock"
-    traceback, or left the workers running. Only in the main thread, and only where Ctrl-C is
-    Python's own (a caller's handler is left alone)."""
+    """Ctrl-C raises ``KeyboardInterrupt``; the next one, while the first is handled (the workers
+    stopped, the bar closed), is ignored, and a third interrupts that handling too. Two come
+    together from a double press, and from ``timeout -s INT``, which signals the command and
+    then its whole process group: the second, landing inside the pool's lock bookkeeping, ended
+    the run in Python's "release unlocked lock" traceback, or kept it waiting minutes for its
+    workers' chunks. Only in the main thread, and only where Ctrl-C is Python's own (a
+    caller's handler is left alone)."""
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
         yield
         return
+    presses = 0
 
     def interrupt(signum, frame):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        nonlocal presses
+        presses += 1
+        if presses == 2:
+            return
+        if presses > 2:  # meant: whatever the clean-up is doing, stop it
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, interrupt)
