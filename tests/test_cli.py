@@ -259,6 +259,32 @@ def test_a_missing_module_of_the_training_extra_is_one_line_wherever_it_is_found
         run_command("ten", needs("not_an_extra"), None)
 
 
+def test_a_second_ctrl_c_while_a_command_stops_is_ignored(capsys):
+    # Loading models, saving a report, printing "interrupted": a double press (or timeout -s INT,
+    # which signals the command and then its process group) ends in status 130, not a traceback.
+    import signal
+
+    from train.options import run_command
+
+    handled = []
+
+    def run(args):
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            signal.raise_signal(signal.SIGINT)  # the second press, while the first is handled
+            handled.append(True)
+            raise
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as at a terminal
+    try:
+        assert run_command("ten", run, None) == 130
+        assert handled == [True] and capsys.readouterr().err == "\nten: interrupted\n"
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def test_play_says_when_an_opponent_sees_the_deck_order(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["play", "--opponents", "heuristic,oracle:2", "--seed", "1"]) == 0

@@ -803,7 +803,7 @@ def test_ctrl_c_interrupts_once_ignores_the_next_and_not_a_third():
 
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        with runner._interrupted_once():
+        with runner.interrupted_once():
             with pytest.raises(KeyboardInterrupt):
                 signal.raise_signal(signal.SIGINT)
             signal.raise_signal(signal.SIGINT)  # the second of a pair: ignored

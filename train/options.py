@@ -24,6 +24,8 @@ from ten_env import Rules
 from ten_env.actions import max_bid_for, num_actions
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PAYMENTS, PLAYER_COUNTS
 
+from .runner import interrupted_once
+
 
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose usage errors are one line, ``PROG: error: MESSAGE`` with
@@ -336,32 +338,35 @@ def run_command(prog: str, run, args) -> int:
     """``run(args)``, its exit status; the ways a command can end badly, each said in one line.
 
     A ``ValueError`` is a mistake in the input: ``PROG: error: MESSAGE`` on stderr, status 2.
-    Ctrl-C: status 130. A reader that stops reading (``ten eval ... | head``): status 1, quietly.
+    Ctrl-C: status 130, a second press while the first is handled ignored
+    (:func:`train.runner.interrupted_once`). A reader that stops reading (``ten eval ... |
+    head``): status 1, quietly.
     """
-    try:
-        return run(args)
-    except ValueError as exc:  # a mistake in the input: say what, without a traceback
-        message = " ".join(str(exc).split())
-        if len(message) > 600:  # some library messages print whole arrays
-            message = message[:600] + " ..."
-        print(f"{prog}: error: {message}", file=sys.stderr)
-        return 2
-    except ModuleNotFoundError as exc:
-        # What need_training_extra did not check first: still one line, saying what to install.
-        if (exc.name or "").partition(".")[0] not in TRAINING_EXTRA:
-            raise
-        print(f"{prog}: error: this needs the training extra (no module {exc.name!r}): {INSTALL_TRAINING_EXTRA}",
-              file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"\n{prog}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # Whoever read the output has gone: nothing more can be printed, and Python's own
-        # flush at exit must not fail either, so the rest goes nowhere.
+    with interrupted_once():  # and the second of two presses lands in the handling below
         try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):  # no real stdout (a test's captured one)
-            pass
-        return 1
+            return run(args)
+        except ValueError as exc:  # a mistake in the input: say what, without a traceback
+            message = " ".join(str(exc).split())
+            if len(message) > 600:  # some library messages print whole arrays
+                message = message[:600] + " ..."
+            print(f"{prog}: error: {message}", file=sys.stderr)
+            return 2
+        except ModuleNotFoundError as exc:
+            # What need_training_extra did not check first: still one line, saying what to install.
+            if (exc.name or "").partition(".")[0] not in TRAINING_EXTRA:
+                raise
+            print(f"{prog}: error: this needs the training extra (no module {exc.name!r}): {INSTALL_TRAINING_EXTRA}",
+                  file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"\n{prog}: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:
+            # Whoever read the output has gone: nothing more can be printed, and Python's own
+            # flush at exit must not fail either, so the rest goes nowhere.
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError):  # no real stdout (a test's captured one)
+                pass
+            return 1

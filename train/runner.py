@@ -138,14 +138,15 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
 
 
 @contextmanager
-def _interrupted_once():
+def interrupted_once():
     """Ctrl-C raises ``KeyboardInterrupt``; the next one, while the first is handled (the workers
     stopped, the bar closed), is ignored, and a third interrupts that handling too. Two come
     together from a double press, and from ``timeout -s INT``, which signals the command and
     then its whole process group: the second, landing inside the pool's lock bookkeeping, ended
     the run in Python's "release unlocked lock" traceback, or kept it waiting minutes for its
     workers' chunks. Only in the main thread, and only where Ctrl-C is Python's own (a
-    caller's handler is left alone)."""
+    caller's handler is left alone: ``ten``'s commands run inside one already,
+    :func:`train.options.run_command`, and a library caller's games inside this one)."""
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
         yield
@@ -207,7 +208,7 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
             bar.update(task.games)
 
     try:
-        with _interrupted_once():
+        with interrupted_once():
             _run(tasks, play, jobs, cache, done)
     finally:
         if bar is not None:
