@@ -68,6 +68,11 @@ TALLIES = Codec(lambda chunk, result: {"results": results_to_json(result[1])},
                 lambda entry: (entry["chunk"][0], results_from_json(entry["results"])))
 
 
+def _shipped(file: Path) -> str:
+    """The name a journal gives a model shipped in the package, wherever the package lies."""
+    return f"agents/pretrained/{file.name}"
+
+
 def _portable(path: str) -> str:
     """``path``, but a model shipped in this package's ``agents/pretrained/`` named by its place
     in the package (``agents/pretrained/ppo-jen.zip``), wherever the package lies: a run then
@@ -77,7 +82,7 @@ def _portable(path: str) -> str:
         shipped = file.resolve().parent == PRETRAINED_DIR.resolve()
     except OSError:
         shipped = False
-    return f"agents/pretrained/{file.name}" if shipped else path
+    return _shipped(file) if shipped else path
 
 
 def _journal_files(files: dict, wanted: dict) -> dict:
@@ -87,7 +92,7 @@ def _journal_files(files: dict, wanted: dict) -> dict:
     renamed = {}
     for path, digest in files.items():
         file = Path(path)
-        short = f"agents/pretrained/{file.name}"
+        short = _shipped(file)
         moved = file.parent.name == "pretrained" and file.parent.parent.name == "agents"
         renamed[short if moved and short in wanted and path not in wanted and short not in files else path] = digest
     return renamed
