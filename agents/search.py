@@ -81,6 +81,7 @@ EXPLORATION = 0.7  # UCB's constant, for values in [-1, 1]
 BUST_ODDS = 0.3  # the rollout policy draws while the chance of busting is at most this
 BATCH = 8  # simulations whose leaves a network values in one forward pass
 PRIOR_TEMPERATURE = 3.0  # a network's policy is softened to p ** (1 / this) as the search's prior
+CHANCE = ("sampled", "stratified")  # how a simulation picks the next card off the deck (see SearchAgent)
 
 
 def outcome_value(game: Game, seat: int) -> float:
@@ -167,6 +168,19 @@ def rollout(game: Game, seat: int, others=None) -> float:
     return outcome_value(game, seat)
 
 
+def to_top(deck: list[int], card: int, rng: random.Random) -> int:
+    """Swap a copy of ``card``, chosen at random, to the top of ``deck`` (its end); its old place.
+
+    A random copy, not the nearest, keeps the rest of a shuffled deck a fair shuffle: of
+    the orders of ``[c, c, x]``, taking the nearest ``c`` up leaves ``x`` next two times in
+    three, where a deck known to start with ``c`` has it next one time in two.
+    """
+    places = [k for k, other in enumerate(deck) if other == card]
+    k = places[rng.randrange(len(places))]
+    deck[k], deck[-1] = deck[-1], deck[k]
+    return k
+
+
 # ---------------------------------------------------------------- the tree
 
 
@@ -184,7 +198,7 @@ class Decision(NamedTuple):
 class _Node:
     """A decision of the searching seat: per legal action, visits, summed value and children."""
 
-    __slots__ = ("actions", "prior", "visits", "total", "children", "n")
+    __slots__ = ("actions", "prior", "visits", "total", "children", "n", "unseen", "next_cards")
 
     def __init__(self, actions: list[int], prior=None):
         self.actions = actions
@@ -193,6 +207,8 @@ class _Node:
         self.total = [0.0] * len(actions)
         self.children = [dict() for _ in actions]  # outcome key -> _Node
         self.n = 0
+        self.unseen = None  # stratified chance: (card, copies) left in the deck here
+        self.next_cards = None  # stratified chance: per action, card -> simulations it came next in
 
     def select(self, exploration: float) -> int:
         """Index of the action to try: unvisited first (by prior), else UCB1 / PUCT."""
@@ -223,22 +239,36 @@ class SearchAgent(Agent):
         exploration: UCB1 / PUCT constant.
         prior_temperature: the network's policy, raised to ``1 / prior_temperature`` and
             renormalised, is the prior (1: the policy as it is; higher: softer).
+        chance: how a simulation meets the next card off the deck after each of the
+            agent's moves. ``"sampled"``: as its shuffled deck has it, so each card comes
+            next in about its share of the simulations. ``"stratified"``: the card whose
+            share so far lags its odds most is put on top of that simulation's deck (the
+            quasi-random chance selection of Stochastic MuZero, Antonoglou et al. 2022:
+            the card maximising its odds / (times it came next + 1)), the rest of the deck
+            staying a fair shuffle; the cards that follow each move then keep to their odds
+            at every count of simulations, which takes one source of noise out of a move's
+            value. Both are honest: the odds come from the deck's public contents.
     """
 
     sees_deck_order = False
 
     def __init__(self, budget: int = DEFAULT_BUDGET, model=None, seed: int | None = None,
                  opponents=None, exploration: float = EXPLORATION, name: str | None = None,
-                 prior_temperature: float = PRIOR_TEMPERATURE):
+                 prior_temperature: float = PRIOR_TEMPERATURE, chance: str = "sampled"):
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise ValueError(f"budget must be a whole number of simulations, at least 1, got {budget!r}")
         if isinstance(prior_temperature, bool) or not isinstance(prior_temperature, (int, float)) \
                 or not 0 < prior_temperature < math.inf:
             raise ValueError(f"prior_temperature must be a positive number, got {prior_temperature!r}")
+        if chance not in CHANCE:
+            raise ValueError(f"chance must be one of {', '.join(CHANCE)}, got {chance!r}")
+        if chance != "sampled" and self.sees_deck_order:
+            raise ValueError(f"chance={chance!r} reorders the deck; the oracle plays the true order")
         if model is not None and not hasattr(model, "evaluate"):
             raise ValueError(f"model must be a PolicyAgent (something with evaluate()), got {type(model).__name__}")
         self.budget, self.model, self.opponents, self.exploration = budget, model, opponents, exploration
         self.prior_temperature = float(prior_temperature)
+        self.chance = chance
         self.rng = random.Random(seed)
         model_part = f"{getattr(model, 'name', 'model')}:" if model is not None else ""
         self.name = name or f"{'oracle' if self.sees_deck_order else 'search'}:{model_part}{budget}"
@@ -299,6 +329,8 @@ class SearchAgent(Agent):
                 node.visits[i] += 1  # counted now: a virtual loss keeps a batch's paths apart
                 node.n += 1
                 node.total[i] -= 1.0
+                if self.chance == "stratified":
+                    self._stratify(node, i, game.deck, order)
                 drawn_from, moves_from = len(game.deck), len(game.history)
                 game.act(node.actions[i])
                 self._others_play(game, seat)
@@ -319,6 +351,25 @@ class SearchAgent(Agent):
                     children[key] = _Node(actions, prior)
             for node, i in path:
                 node.total[i] += value + 1.0  # the virtual loss undone, the value added
+
+    def _stratify(self, node: _Node, i: int, deck: list[int], order: list[int]) -> None:
+        """Put on top of this simulation's deck the card due next after ``node``'s action ``i``:
+        the one whose count so far is furthest behind its odds (odds / (count + 1) highest)."""
+        if not deck:
+            return
+        if node.unseen is None:  # every simulation reaching a node has drawn the same cards
+            copies: dict[int, int] = {}
+            for card in deck:
+                copies[card] = copies.get(card, 0) + 1
+            node.unseen = sorted(copies.items())
+            node.next_cards = [None] * len(node.actions)
+        met = node.next_cards[i]
+        if met is None:
+            met = node.next_cards[i] = {}
+        card = max(node.unseen, key=lambda entry: entry[1] / (met.get(entry[0], 0) + 1))[0]
+        met[card] = met.get(card, 0) + 1
+        k = to_top(deck, card, self.rng)
+        order[k], order[len(deck) - 1] = order[len(deck) - 1], order[k]  # the world's record of its cards
 
     def _others_play(self, game: Game, seat: int) -> None:
         others = self.opponents

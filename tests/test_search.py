@@ -7,7 +7,7 @@ import pytest
 
 from agents import OracleAgent, PolicyAgent, SearchAgent, play_games
 from agents.registry import make_agent
-from agents.search import outcome_value, rollout, rollout_action
+from agents.search import outcome_value, rollout, rollout_action, to_top
 from ten_env import Game, Rules
 from ten_env import observation as O
 from ten_env.observation import agent_view
@@ -70,6 +70,78 @@ def test_the_decision_does_not_depend_on_the_unseen_order():
         first = SearchAgent(budget=24, seed=5).act(*agent_view(game, seat))
         second = SearchAgent(budget=24, seed=5).act(*agent_view(other, seat))
         assert first == second
+
+
+def test_stratified_chance_does_not_depend_on_the_unseen_order():
+    for game in _states(Rules(jen_level=9), 8, seed=5):
+        other = game.clone(shuffle_unseen=78)
+        seat = game.current_player
+        first = SearchAgent(budget=24, seed=5, chance="stratified").act(*agent_view(game, seat))
+        second = SearchAgent(budget=24, seed=5, chance="stratified").act(*agent_view(other, seat))
+        assert first == second
+
+
+def test_stratified_chance_keeps_the_next_cards_to_their_odds():
+    """After every move of the root, each card came next in at least its share of the
+    simulations, rounded down (sampled, a card often falls short of it)."""
+    game = _states(Rules(jen_level=9), 1, seed=7)[0]
+    view = agent_view(game, game.current_player)
+    counts = {card: game.deck.count(card) for card in set(game.deck)}
+    met = {}
+    for chance in ("stratified", "sampled"):
+        agent = SearchAgent(budget=200, seed=2, chance=chance)
+        seen = []  # the card on top of each simulation's deck as the root's move is made
+        original = Game.act
+
+        def act(self, action, next_card=None):
+            if not seen or seen[-1] is not self:
+                seen.append(self)
+                tops.append((action, self.deck[-1]))
+            return original(self, action, next_card)
+
+        tops = []
+        try:
+            Game.act = act
+            agent.act(*view)
+        finally:
+            Game.act = original
+        met[chance] = tops
+    short = {}
+    for chance, tops in met.items():
+        by_action = {}
+        for action, card in tops:
+            by_action.setdefault(action, []).append(card)
+        short[chance] = sum(
+            cards.count(card) < len(cards) * copies // len(game.deck)
+            for cards in by_action.values() for card, copies in counts.items())
+    assert short["stratified"] == 0 and short["sampled"] > 0
+
+
+def test_a_card_taken_to_the_top_leaves_the_rest_a_fair_shuffle():
+    """Every order of [c, c, x] equally likely, each copy of c equally likely to be taken:
+    the decks that follow are the orders of what is left, equally often."""
+    class Pick:  # a generator whose "random" choice is the copy given
+        def __init__(self, k):
+            self.k = k
+
+        def randrange(self, n):
+            return self.k % n
+
+    tally = {}
+    for order in ([0, 0, 1], [0, 1, 0], [1, 0, 0]):
+        for k in range(2):  # two copies of card 0
+            deck = order[:]
+            to_top(deck, 0, Pick(k))
+            assert deck[-1] == 0
+            tally[tuple(deck)] = tally.get(tuple(deck), 0) + 1
+    assert tally == {(0, 1, 0): 3, (1, 0, 0): 3}
+
+
+def test_search_refuses_an_unknown_chance_and_the_oracle_a_reordered_deck():
+    with pytest.raises(ValueError, match="chance must be one of sampled, stratified"):
+        SearchAgent(chance="exact")
+    with pytest.raises(ValueError, match="the oracle plays the true order"):
+        OracleAgent(chance="stratified")
 
 
 def test_search_is_reproducible_with_a_seed():
