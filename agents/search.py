@@ -14,7 +14,10 @@ own random generator: a fresh sample of what the deck may hold in what order,
 and drawing from it card by card is drawing from the chance distribution the
 player knows (:meth:`ten_env.Game.chance_outcomes`). The true order never
 reaches the agent, so two games with the same public state get the same
-decision from the same seed.
+decision from the same seed. With ``chance="stratified"`` the first card that
+comes after each of the agent's moves is dealt by its odds rather than by luck
+(the card with the highest odds / (times it came next + 1) goes on top of that
+simulation's deck), so a move's value is less moved by a lucky run of cards.
 
 Leaves are valued by a rollout to the end of the game with a fast policy
 (draw while the chance of busting is at most 30%, then take the numbers unless
@@ -241,13 +244,17 @@ class SearchAgent(Agent):
             renormalised, is the prior (1: the policy as it is; higher: softer).
         chance: how a simulation meets the next card off the deck after each of the
             agent's moves. ``"sampled"``: as its shuffled deck has it, so each card comes
-            next in about its share of the simulations. ``"stratified"``: the card whose
-            share so far lags its odds most is put on top of that simulation's deck (the
-            quasi-random chance selection of Stochastic MuZero, Antonoglou et al. 2022:
-            the card maximising its odds / (times it came next + 1)), the rest of the deck
-            staying a fair shuffle; the cards that follow each move then keep to their odds
-            at every count of simulations, which takes one source of noise out of a move's
-            value. Both are honest: the odds come from the deck's public contents.
+            next in about its share of the simulations, as luck has it. ``"stratified"``:
+            the card with the highest odds / (times it came next after this move + 1) is
+            put on top of that simulation's deck (the quasi-random chance selection of
+            Stochastic MuZero, Antonoglou et al. 2022), a random copy of it, so the rest
+            of the deck stays a fair shuffle. Every card then comes next at least its
+            share of the simulations, rounded down, whatever their number (a common card
+            may come up to about two times more): one source of noise taken out of each
+            move's value; the cards after that first one are as luck has them. (After a
+            move that draws nothing before the agent's next decision, the card put on top
+            is put back under the next one.) Both are honest: the odds come from the
+            deck's public contents.
     """
 
     sees_deck_order = False

@@ -435,7 +435,11 @@ class Game:
         ``next_card`` (a card name or id among :meth:`unseen`) puts a copy of that
         card on top of the deck first, so the next card drawn, by this action or
         by a forced draw it leads to (the next turn's first draw), is that card:
-        how a chance-node search picks an outcome.
+        how a chance-node search picks an outcome. The copy nearest the top is the
+        one taken (it swaps places with the old top card), so in a shuffled deck the
+        cards under it are not quite a fair shuffle of the rest (fewer copies of that
+        card lie near the top than chance would put there); a search that plays on
+        past the chosen card should swap a copy chosen at random to the top itself.
 
         Raises ``ValueError`` naming the action, the phase and the legal actions
         if it is not legal now, or naming the card if it is not unseen; the game

@@ -73,12 +73,25 @@ def test_the_decision_does_not_depend_on_the_unseen_order():
 
 
 def test_stratified_chance_does_not_depend_on_the_unseen_order():
-    for game in _states(Rules(jen_level=9), 8, seed=5):
+    states = [game for game in _states(Rules(jen_level=9), 10, seed=5) if len(set(game.deck)) > 1]
+    assert len(states) >= 8
+    for game in states:
         other = game.clone(shuffle_unseen=78)
+        assert other.deck != game.deck and other.snapshot() == game.snapshot()
         seat = game.current_player
         first = SearchAgent(budget=24, seed=5, chance="stratified").act(*agent_view(game, seat))
         second = SearchAgent(budget=24, seed=5, chance="stratified").act(*agent_view(other, seat))
         assert first == second
+
+
+@pytest.mark.parametrize("rules", [Rules(jen_level=9), Rules(num_players=3)], ids=["solitaire-9", "3p"])
+def test_stratified_search_keeps_each_simulation_to_its_own_cards(rules):
+    """Many simulations through deep trees: a card moved in the deck but not in the
+    simulation's record of it would merge outcomes that differ, and the search would
+    then try moves that are not legal."""
+    for game in _states(rules, 10, seed=5):
+        action = SearchAgent(budget=100, seed=1, chance="stratified").act(*agent_view(game, game.current_player))
+        assert action in game.legal_actions()
 
 
 def test_stratified_chance_keeps_the_next_cards_to_their_odds():
