@@ -250,10 +250,10 @@ class SearchAgent(Agent):
             Stochastic MuZero, Antonoglou et al. 2022), a random copy of it, so the rest
             of the deck stays a fair shuffle. Every card then comes next at least its
             share of the simulations, rounded down, whatever their number (a common card
-            may come up to about two times more): one source of noise taken out of each
-            move's value; the cards after that first one are as luck has them. (After a
-            move that draws nothing before the agent's next decision, the card put on top
-            is put back under the next one.) Both are honest: the odds come from the
+            may come next about two simulations more than its share): one source of noise
+            taken out of each move's value; the cards after that first one are as luck has
+            them. (After a move that draws nothing before the agent's next decision, the
+            card put on top swaps places with the copy that decision puts there.) Both are honest: the odds come from the
             deck's public contents. Stratified did not win more at JEN 9 (-0.8 points,
             -3.2 to +1.6, at budget 256 on 1,000 paired deals: docs/research.md), so the
             default, and every agent name, is ``"sampled"``.
