@@ -253,10 +253,11 @@ class SearchAgent(Agent):
             may come next about two simulations more than its share): one source of noise
             taken out of each move's value; the cards after that first one are as luck has
             them. (After a move that draws nothing before the agent's next decision, the
-            card put on top swaps places with the copy that decision puts there.) Both are honest: the odds come from the
-            deck's public contents. Stratified did not win more at JEN 9 (-0.8 points,
-            -3.2 to +1.6, at budget 256 on 1,000 paired deals: docs/research.md), so the
-            default, and every agent name, is ``"sampled"``.
+            card put on top swaps places with the copy that decision puts there.) Both
+            are honest: the odds come from the deck's public contents. Stratified did not
+            win more at JEN 9 (-0.8 points, -3.2 to +1.6, at budget 256 on 1,000 paired
+            deals: docs/research.md), so the default, and every agent name, is
+            ``"sampled"``.
     """
 
     sees_deck_order = False
