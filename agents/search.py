@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
@@ -368,10 +369,7 @@ class SearchAgent(Agent):
         if not deck:
             return
         if node.unseen is None:  # every simulation reaching a node has drawn the same cards
-            copies: dict[int, int] = {}
-            for card in deck:
-                copies[card] = copies.get(card, 0) + 1
-            node.unseen = sorted(copies.items())
+            node.unseen = sorted(Counter(deck).items())
             node.next_cards = [None] * len(node.actions)
         met = node.next_cards[i]
         if met is None:
