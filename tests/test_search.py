@@ -250,6 +250,45 @@ def test_policy_agent_evaluate_gives_masked_probabilities_and_values():
         assert not row[~view["action_mask"].astype(bool)].any()
 
 
+def _unshared_model():
+    """A fresh MaskablePPO whose policy and value have feature extractors of their own."""
+    from sb3_contrib import MaskablePPO
+
+    from ten_env import SoloEnv
+
+    ppo = MaskablePPO("MlpPolicy", SoloEnv(jen_level=9), seed=0, device="cpu",
+                      policy_kwargs={"share_features_extractor": False, "net_arch": [16]})
+    return PolicyAgent.from_model(ppo, name="unshared")
+
+
+@pytest.mark.parametrize("name", ["ppo-jen-v1", "ppo-jen-tuned-outcome", "unshared"])
+def test_policy_agent_evaluate_is_the_policys_own_distribution_and_value(name, monkeypatch):
+    """evaluate's single pass gives the very numbers of the policy's get_distribution and
+    predict_values (so a search plays the same games), and a policy class that overrides them
+    is asked through its own methods."""
+    import torch
+
+    model = _unshared_model() if name == "unshared" else PolicyAgent.pretrained(name)
+    games = [game for seed in (8, 9) for game in _states(Rules(jen_level=9), 12, seed=seed)]
+    observations = np.stack([O.encode(game, game.current_player) for game in games])
+    masks = np.stack([O.action_mask(game, game.current_player).astype(bool) for game in games])
+    policy = getattr(model.model, "policy", model.model)
+    with torch.no_grad():
+        x = torch.as_tensor(model._network_input(observations), dtype=torch.float32)
+        expected_probs = policy.get_distribution(x, action_masks=masks).distribution.probs.numpy()
+        expected_values = policy.predict_values(x).numpy()[:, 0]
+    probs, values = model.evaluate(observations, masks)
+    assert np.array_equal(probs, expected_probs) and np.array_equal(values, expected_values)
+
+    class Shifted(type(policy)):  # a custom policy: its value is its own
+        def predict_values(self, obs):
+            return super().predict_values(obs) + 1
+
+    monkeypatch.setattr(policy, "__class__", Shifted)
+    probs, values = model.evaluate(observations, masks)
+    assert np.array_equal(probs, expected_probs) and np.allclose(values, expected_values + 1)
+
+
 def test_the_oracle_needs_the_real_game_and_plays_with_play_games():
     game = Game(Rules(jen_level=6), seed=1)
     with pytest.raises(ValueError, match=r"OracleAgent needs info\['game'\]"):
