@@ -114,11 +114,12 @@ class PolicyAgent(Agent):
         import torch
 
         policy = getattr(self.model, "policy", self.model)  # a trusted load gives the whole model
+        masks = np.asarray(masks, dtype=bool)
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(self._network_input(observations), dtype=np.float32),
                                   device=policy.device)
             if not _plain_maskable(policy):  # a custom policy class: its own methods
-                distribution = policy.get_distribution(obs, action_masks=np.asarray(masks, dtype=bool))
+                distribution = policy.get_distribution(obs, action_masks=masks)
                 probs = distribution.distribution.probs.cpu().numpy()
                 values = policy.predict_values(obs).cpu().numpy()[:, 0]
                 return probs, values
@@ -135,7 +136,7 @@ class PolicyAgent(Agent):
             # sb3-contrib's MaskableCategorical normalises the logits, masks them, and
             # normalises them again (as torch's Categorical does), before the softmax
             logits = logits - logits.logsumexp(dim=-1, keepdim=True)
-            mask = torch.as_tensor(np.asarray(masks, dtype=bool), device=logits.device).reshape(logits.shape)
+            mask = torch.as_tensor(masks, device=logits.device).reshape(logits.shape)
             logits = torch.where(mask, logits, torch.tensor(_MASKED_LOGIT, dtype=logits.dtype, device=logits.device))
             logits = logits - logits.logsumexp(dim=-1, keepdim=True)
             probs = torch.softmax(logits, dim=-1).cpu().numpy()
