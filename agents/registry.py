@@ -1,5 +1,6 @@
 """Agents by name, as the command line spells them: ``random``, ``heuristic``,
-``jen:7``, ``search``, ``search:<budget>``, ``search:<model>:<budget>``,
+``jen:7``, ``search``, ``search:<budget>``, ``search:<model>:<budget>``, any of those
+with ``:chance=stratified`` after it (:class:`agents.SearchAgent`'s ``chance``),
 ``oracle[:<model>][:<budget>]`` (cheats), a pretrained model's name (``ppo-jen``), a
 model file path or an RLlib checkpoint folder (:mod:`agents.rllib_policy`, loaded only
 when trusted)."""
@@ -14,11 +15,16 @@ from .heuristic import HeuristicAgent
 from .jen import JenAgent
 from .policy import PRETRAINED_DIR, PolicyAgent
 from .random_agent import RandomAgent
-from .search import DEFAULT_BUDGET, OracleAgent, SearchAgent
+from .search import CHANCE, DEFAULT_BUDGET, OracleAgent, SearchAgent
 
-NAMES_HELP = ("random, heuristic, jen:4 .. jen:10, search, search:<budget>, search:<model>:<budget>, "
-              "oracle[:<model>][:<budget>] (cheats: sees the deck order), a pretrained model name, "
+NAMES_HELP = ("random, heuristic, jen:4 .. jen:10, search, search:<budget>, search:<model>:<budget> "
+              "(optionally followed by :chance=stratified), oracle[:<model>][:<budget>] (cheats: sees the deck order), a pretrained model name, "
               "a model .zip path, or an RLlib checkpoint folder (with --trust-model)")
+
+
+# What a search's name may set after its model and budget (``search:ppo-jen:256:chance=stratified``):
+# keyword of SearchAgent -> the values allowed.
+SEARCH_OPTIONS = {"chance": CHANCE}
 
 
 def make_agent(spec: str, seed: int | None = None, trust: bool = False):
@@ -70,11 +76,32 @@ def action_count(agent) -> int | None:
 
 
 def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
-    """``search``, ``search:<budget>``, ``search:<model>:<budget>``, ``search:<model>`` (and ``oracle...``)."""
+    """``search``, ``search:<budget>``, ``search:<model>:<budget>``, ``search:<model>`` (and ``oracle...``),
+    each optionally followed by ``:<option>=<value>`` parts (``SEARCH_OPTIONS``)."""
     parts = spec.split(":")[1:]
     usage = f"{kind}, {kind}:<budget>, {kind}:<model>:<budget> or {kind}:<model> (e.g. {kind}:ppo-jen:200)"
+    options = {}
+    def is_option(part: str) -> bool:  # a name before "=" (a model's path may hold "=" too)
+        key, equals, _ = part.partition("=")
+        return bool(equals) and key.strip().isidentifier()
+
+    while parts and is_option(parts[-1]):
+        key, _, value = parts.pop().partition("=")
+        key, value = key.strip(), value.strip()
+        if key not in SEARCH_OPTIONS:
+            raise ValueError(f"agent {spec!r}: unknown option {key!r}; the options are "
+                             f"{', '.join(f'{k}=' for k in SEARCH_OPTIONS)}")
+        if value not in SEARCH_OPTIONS[key]:
+            raise ValueError(f"agent {spec!r}: {key} must be one of {', '.join(SEARCH_OPTIONS[key])}, got {value!r}")
+        if key in options:
+            raise ValueError(f"agent {spec!r}: {key} is given twice")
+        options[key] = value
+    if any(is_option(part) for part in parts):
+        raise ValueError(f"agent {spec!r}: options such as chance=stratified go last, after the model and budget")
+    if kind == "oracle" and options.get("chance", "sampled") != "sampled":
+        raise ValueError(f"agent {spec!r}: the oracle plays the true deck order, so its chance can only be sampled")
     if len(parts) > 2 or any(not p.strip() for p in parts):
-        raise ValueError(f"agent {spec!r}: write {usage}")
+        raise ValueError(f"agent {spec!r}: write {usage}, optionally followed by :chance=stratified")
     budget, model = DEFAULT_BUDGET, None
     # With two parts the second can only be the budget; with one, a number is a budget, anything else a model.
     if len(parts) == 2 or (parts and parts[-1].strip().lstrip("+-").isdigit()):
@@ -91,4 +118,4 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
         if not isinstance(model, PolicyAgent):
             raise ValueError(f"agent {spec!r}: {parts[0]!r} is not a trained model; write {usage}")
     agent_class = OracleAgent if kind == "oracle" else SearchAgent
-    return agent_class(budget=budget, model=model, seed=seed)
+    return agent_class(budget=budget, model=model, seed=seed, **options)

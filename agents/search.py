@@ -257,8 +257,8 @@ class SearchAgent(Agent):
             card put on top swaps places with the copy that decision puts there.) Both
             are honest: the odds come from the deck's public contents. Stratified did not
             win more at JEN 9 (-0.8 points, -3.2 to +1.6, at budget 256 on 1,000 paired
-            deals: docs/research.md), so the default, and every agent name, is
-            ``"sampled"``.
+            deals: docs/research.md), so the default is ``"sampled"``; by name,
+            ``search:<model>:<budget>:chance=stratified``.
     """
 
     sees_deck_order = False
@@ -282,7 +282,8 @@ class SearchAgent(Agent):
         self.chance = chance
         self.rng = random.Random(seed)
         model_part = f"{getattr(model, 'name', 'model')}:" if model is not None else ""
-        self.name = name or f"{'oracle' if self.sees_deck_order else 'search'}:{model_part}{budget}"
+        option_part = f":chance={chance}" if chance != "sampled" else ""  # the name make_agent reads back
+        self.name = name or f"{'oracle' if self.sees_deck_order else 'search'}:{model_part}{budget}{option_part}"
 
     def __repr__(self):
         return f"{type(self).__name__}(budget={self.budget}, model={getattr(self.model, 'name', None)!r})"

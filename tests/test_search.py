@@ -1,13 +1,14 @@
 """SearchAgent (chance-node MCTS over what a player sees) and OracleAgent (the same search, cheating)."""
 
 import random
+import re
 
 import numpy as np
 import pytest
 
 from agents import OracleAgent, PolicyAgent, SearchAgent, play_games
 from agents.registry import make_agent
-from agents.search import outcome_value, rollout, rollout_action, to_top
+from agents.search import DEFAULT_BUDGET, outcome_value, rollout, rollout_action, to_top
 from ten_env import Game, Rules
 from ten_env import observation as O
 from ten_env.observation import agent_view
@@ -318,3 +319,36 @@ def test_agents_by_name():
     for bad in (0, -1.0, float("inf"), float("nan"), True, "3"):
         with pytest.raises(ValueError, match="prior_temperature must be a positive number"):
             SearchAgent(prior_temperature=bad)
+
+
+@pytest.mark.parametrize("spec, budget, model, chance", [
+    ("search:chance=stratified", DEFAULT_BUDGET, None, "stratified"),
+    ("search:40:chance=stratified", 40, None, "stratified"),
+    ("search:ppo-jen:8:chance=stratified", 8, "ppo-jen", "stratified"),
+    ("search:ppo-jen:chance=stratified", DEFAULT_BUDGET, "ppo-jen", "stratified"),
+    ("search:ppo-jen:8:chance=sampled", 8, "ppo-jen", "sampled"),
+    ("oracle:12:chance=sampled", 12, None, "sampled"),
+])
+def test_a_search_name_sets_its_chance_and_reads_back(spec, budget, model, chance):
+    agent = make_agent(spec)
+    assert (agent.budget, getattr(agent.model, "name", None), agent.chance) == (budget, model, chance)
+    again = make_agent(agent.name)  # the name a report records plays the same search
+    assert (type(again), again.budget, getattr(again.model, "name", None), again.chance) == \
+        (type(agent), agent.budget, getattr(agent.model, "name", None), agent.chance)
+    if chance == "sampled":  # the default is not spelled out: old names and reports stay as they are
+        assert "chance" not in agent.name
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("search:ppo-jen:8:chance=lucky", "agent 'search:ppo-jen:8:chance=lucky': chance must be one of sampled, "
+                                      "stratified, got 'lucky'"),
+    ("search:8:budget=9", "unknown option 'budget'; the options are chance="),
+    ("search:8:chance=stratified:chance=sampled", "chance is given twice"),
+    ("oracle:8:chance=stratified", "the oracle plays the true deck order"),
+    ("search:chance=stratified:8", "options such as chance=stratified go last, after the model and budget"),
+    ("search:a/lr=3:8", "its model"),  # a path with "=" is still a model, not an option
+])
+def test_a_search_names_bad_option_is_refused_in_one_line(spec, message):
+    with pytest.raises(ValueError, match=re.escape(message)) as error:
+        make_agent(spec)
+    assert "\n" not in str(error.value)
