@@ -190,13 +190,16 @@ def to_top(deck: list[int], card: int, rng: random.Random) -> int:
 
 class Decision(NamedTuple):
     """What one search found: the move chosen, and per legal action its visits; ``value`` is
-    the mean value to the searching seat over all simulations (0.0 when nothing was searched,
-    a single legal move being played at once)."""
+    the mean value to the searching seat over all simulations; ``depth`` the mean number of
+    the searching seat's decisions a simulation went through in the tree before its leaf
+    (1: every simulation stopped at the first outcome after a root move). Both are 0.0 when
+    nothing was searched, a single legal move being played at once."""
 
     action: int
     actions: list[int]
     visits: list[int]
     value: float
+    depth: float = 0.0
 
 
 class _Node:
@@ -309,14 +312,14 @@ class SearchAgent(Agent):
         if sorted(root_game.legal_actions()) != legal.tolist():
             raise ValueError(f"{self.name}: the snapshot's legal actions differ from the action mask")
         root = self._new_node(root_game, seat)
-        done = 0
+        done = decisions = 0
         while done < self.budget:
             batch = min(BATCH if self.model is not None else 1, self.budget - done)
-            self._simulate(root, root_game, seat, batch)
+            decisions += self._simulate(root, root_game, seat, batch)
             done += batch
         best = max(range(len(root.actions)), key=lambda i: (root.visits[i], root.total[i]))
         return Decision(int(root.actions[best]), [int(a) for a in root.actions], list(root.visits),
-                        sum(root.total) / max(1, root.n))
+                        sum(root.total) / max(1, root.n), decisions / done)
 
     def _root_game(self, info: dict) -> Game:
         """A game in the public state of ``info["snapshot"]``; its deck order is the agent's own guess."""
@@ -328,8 +331,9 @@ class SearchAgent(Agent):
 
     # ------------------------------------------------------------ simulations
 
-    def _simulate(self, root: _Node, root_game: Game, seat: int, batch: int) -> None:
-        """``batch`` simulations: down the tree, out to a leaf, value it, and back up."""
+    def _simulate(self, root: _Node, root_game: Game, seat: int, batch: int) -> int:
+        """``batch`` simulations: down the tree, out to a leaf, value it, and back up; the
+        searching seat's decisions they went through, all together."""
         pending = []  # (path, game at the leaf or finished, parent edge to expand)
         for _ in range(batch):
             game = self._world(root_game)
@@ -363,6 +367,7 @@ class SearchAgent(Agent):
                     children[key] = _Node(actions, prior)
             for node, i in path:
                 node.total[i] += value + 1.0  # the virtual loss undone, the value added
+        return sum(len(path) for path, _, _ in pending)
 
     def _stratify(self, node: _Node, i: int, deck: list[int], order: list[int]) -> None:
         """Put on top of this simulation's deck the card due next after ``node``'s action ``i``:

@@ -176,13 +176,25 @@ def test_search_reports_the_visits_behind_its_move():
     assert -1.0 <= decision.value <= 1.0
 
 
+def test_search_reports_how_deep_its_simulations_went():
+    game = _states(Rules(jen_level=8), 1, seed=6)[0]
+    view = agent_view(game, 0)
+    assert SearchAgent(budget=1, seed=3).search(*view).depth == 1.0  # one simulation, one decision
+    honest = SearchAgent(budget=60, seed=3).search(*view)
+    assert 1.0 < honest.depth and abs(honest.depth * 60 - round(honest.depth * 60)) < 1e-9  # a count / 60
+    # On the true order every simulation meets the same outcomes, so the tree grows deeper than
+    # on reshuffled decks, where a new card or a new turn of JEN's is a new leaf.
+    view[1]["game"] = game
+    assert OracleAgent(budget=60, seed=3).search(*view).depth > honest.depth + 1
+
+
 def test_search_plays_a_lone_legal_move_without_searching():
     game = Game(Rules(jen_level=8), seed=0)
     observation, info = agent_view(game, 0)
     mask = np.zeros_like(observation["action_mask"])
     mask[game.legal_actions()[0]] = 1
     decision = SearchAgent(budget=40, seed=3).search({**observation, "action_mask": mask}, info)
-    assert decision == (game.legal_actions()[0], [game.legal_actions()[0]], [0], 0.0)
+    assert decision == (game.legal_actions()[0], [game.legal_actions()[0]], [0], 0.0, 0.0)
 
 
 def test_search_stops_when_every_card_left_busts():
