@@ -79,18 +79,24 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
     """``search``, ``search:<budget>``, ``search:<model>:<budget>``, ``search:<model>`` (and ``oracle...``),
     each optionally followed by ``:<option>=<value>`` parts (``SEARCH_OPTIONS``)."""
     parts = spec.split(":")[1:]
+    options_help = " ".join(f"{key}={'|'.join(values)}" for key, values in SEARCH_OPTIONS.items())
     usage = f"{kind}, {kind}:<budget>, {kind}:<model>:<budget> or {kind}:<model> (e.g. {kind}:ppo-jen:200)"
-    options = {}
-    def is_option(part: str) -> bool:  # a name before "=" (a model's path may hold "=" too)
-        key, equals, _ = part.partition("=")
-        return bool(equals) and key.strip().isidentifier()
+    if kind == "search":
+        usage += ", optionally followed by :chance=stratified"
+    if any(not p.strip() for p in parts):
+        raise ValueError(f"agent {spec!r}: a part is empty; write {usage}")
 
-    while parts and is_option(parts[-1]):
-        key, _, value = parts.pop().partition("=")
-        key, value = key.strip(), value.strip()
+    def is_option(part: str) -> bool:  # a name before "=", and not a model file's path (which may hold "=")
+        key, equals, _ = part.partition("=")
+        return bool(equals) and key.strip().isidentifier() and not Path(part.strip()).exists()
+
+    options = {}
+    while parts and is_option(parts[-1]):  # options come last
+        part = parts.pop()
+        key, _, value = (text.strip() for text in part.partition("="))
         if key not in SEARCH_OPTIONS:
-            raise ValueError(f"agent {spec!r}: unknown option {key!r}; the options are "
-                             f"{', '.join(f'{k}=' for k in SEARCH_OPTIONS)}")
+            raise ValueError(f"agent {spec!r}: {part.strip()!r} is neither an option ({options_help}) "
+                             f"nor a model file")
         if value not in SEARCH_OPTIONS[key]:
             raise ValueError(f"agent {spec!r}: {key} must be one of {', '.join(SEARCH_OPTIONS[key])}, got {value!r}")
         if key in options:
@@ -100,8 +106,8 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
         raise ValueError(f"agent {spec!r}: options such as chance=stratified go last, after the model and budget")
     if kind == "oracle" and options.get("chance", "sampled") != "sampled":
         raise ValueError(f"agent {spec!r}: the oracle plays the true deck order, so its chance can only be sampled")
-    if len(parts) > 2 or any(not p.strip() for p in parts):
-        raise ValueError(f"agent {spec!r}: write {usage}, optionally followed by :chance=stratified")
+    if len(parts) > 2:
+        raise ValueError(f"agent {spec!r}: write {usage}")
     budget, model = DEFAULT_BUDGET, None
     # With two parts the second can only be the budget; with one, a number is a budget, anything else a model.
     if len(parts) == 2 or (parts and parts[-1].strip().lstrip("+-").isdigit()):

@@ -289,7 +289,8 @@ class SearchAgent(Agent):
         self.name = name or f"{'oracle' if self.sees_deck_order else 'search'}:{model_part}{budget}{option_part}"
 
     def __repr__(self):
-        return f"{type(self).__name__}(budget={self.budget}, model={getattr(self.model, 'name', None)!r})"
+        chance = f", chance={self.chance!r}" if self.chance != "sampled" else ""
+        return f"{type(self).__name__}(budget={self.budget}, model={getattr(self.model, 'name', None)!r}{chance})"
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:

@@ -11,7 +11,8 @@ the new network can then find better moves still, and the loop goes round again.
 Two steps, each a command.
 
 ``ten distill generate TEACHER --games N --seed S [--levels 6-10] [--jobs J] -o DATA.npz``
-    The teacher, a search agent (``search``, ``search:<budget>``, ``search:<model>:<budget>``;
+    The teacher, a search agent (``search``, ``search:<budget>``, ``search:<model>:<budget>``, any
+    of them optionally followed by ``:chance=stratified``;
     not ``oracle...``, which sees the deck order: its targets would teach moves that depend
     on cards nobody can see) or a network (``ppo-jen``, a model ``.zip``: it plays its
     likeliest move, as ``ten eval`` plays it, and its own probabilities and value are
@@ -190,7 +191,7 @@ FORMAT = "ten-distill/1"
 DEFAULT_LEVELS = "6-10"  # where ppo-jen loses most of its games: there the search has most to teach
 PLAYERS_HELP = "an agent that does not see the deck order (ppo-jen, a model .zip, heuristic, search:...)"
 TEACHERS_HELP = ("a search agent (search, search:<budget>, search:<model>:<budget> or search:<model>, e.g. "
-                 "search:ppo-jen:64) or a network (a shipped model such as ppo-jen, or a model .zip)")
+                 "search:ppo-jen:64, optionally followed by :chance=stratified) or a network (a shipped model such as ppo-jen, or a model .zip)")
 #: Every array a data file holds, with its dtype (``meta`` aside).
 ARRAYS = {"observation": np.float32, "mask": np.bool_, "policy": np.float32, "value": np.float32,
           "level": np.int8, "game": np.int32, "reward": np.float32, "win": np.float32}
