@@ -18,8 +18,9 @@ from .random_agent import RandomAgent
 from .search import CHANCE, DEFAULT_BUDGET, OracleAgent, SearchAgent
 
 NAMES_HELP = ("random, heuristic, jen:4 .. jen:10, search, search:<budget>, search:<model>:<budget> "
-              "(optionally followed by :chance=stratified), oracle[:<model>][:<budget>] (cheats: sees the deck order), a pretrained model name, "
-              "a model .zip path, or an RLlib checkpoint folder (with --trust-model)")
+              "(optionally followed by :chance=stratified), oracle[:<model>][:<budget>] (cheats: sees the "
+              "deck order), a pretrained model name, a model .zip path, or an RLlib checkpoint folder "
+              "(with --trust-model)")
 
 
 # What a search's name may set after its model and budget (``search:ppo-jen:256:chance=stratified``):

@@ -377,7 +377,8 @@ def test_a_search_name_sets_its_chance_and_reads_back(spec, budget, model, chanc
     ("search:8:budget=9", "'budget=9' is neither an option (chance=sampled|stratified) nor a model file"),
     ("search:lr=3.zip", "'lr=3.zip' is neither an option (chance=sampled|stratified) nor a model file"),
     ("search:8:chance=stratified:", "a part is empty"),
-    ("oracle:a:b:c", "write oracle, oracle:<budget>, oracle:<model>:<budget> or oracle:<model> (e.g. oracle:ppo-jen:200)"),
+    ("oracle:a:b:c", "write oracle, oracle:<budget>, oracle:<model>:<budget> or oracle:<model> "
+                     "(e.g. oracle:ppo-jen:200)"),
     ("search:8:chance=stratified:chance=sampled", "chance is given twice"),
     ("oracle:8:chance=stratified", "the oracle plays the true deck order"),
     ("search:chance=stratified:8", "options such as chance=stratified go last, after the model and budget"),

@@ -191,7 +191,8 @@ FORMAT = "ten-distill/1"
 DEFAULT_LEVELS = "6-10"  # where ppo-jen loses most of its games: there the search has most to teach
 PLAYERS_HELP = "an agent that does not see the deck order (ppo-jen, a model .zip, heuristic, search:...)"
 TEACHERS_HELP = ("a search agent (search, search:<budget>, search:<model>:<budget> or search:<model>, e.g. "
-                 "search:ppo-jen:64, optionally followed by :chance=stratified) or a network (a shipped model such as ppo-jen, or a model .zip)")
+                 "search:ppo-jen:64, optionally followed by :chance=stratified) or a network (a shipped model "
+                 "such as ppo-jen, or a model .zip)")
 #: Every array a data file holds, with its dtype (``meta`` aside).
 ARRAYS = {"observation": np.float32, "mask": np.bool_, "policy": np.float32, "value": np.float32,
           "level": np.int8, "game": np.int32, "reward": np.float32, "win": np.float32}
