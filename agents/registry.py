@@ -17,10 +17,9 @@ from .policy import PRETRAINED_DIR, PolicyAgent
 from .random_agent import RandomAgent
 from .search import CHANCE, DEFAULT_BUDGET, OracleAgent, SearchAgent
 
-NAMES_HELP = ("random, heuristic, jen:4 .. jen:10, search, search:<budget>, search:<model>:<budget> "
-              "(optionally followed by :chance=stratified), oracle[:<model>][:<budget>] (cheats: sees the "
-              "deck order), a pretrained model name, a model .zip path, or an RLlib checkpoint folder "
-              "(with --trust-model)")
+NAMES_HELP = ("random, heuristic, jen:4 .. jen:10, search[:<model>][:<budget>][:chance=stratified], "
+              "oracle[:<model>][:<budget>] (cheats: sees the deck order), a pretrained model name, "
+              "a model .zip path, or an RLlib checkpoint folder (with --trust-model)")
 
 
 # What a search's name may set after its model and budget (``search:ppo-jen:256:chance=stratified``):
@@ -87,39 +86,48 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
     if any(not p.strip() for p in parts):
         raise ValueError(f"agent {spec!r}: a part is empty; write {usage}")
 
-    def is_option(part: str) -> bool:  # a name before "=", and not a model file's path (which may hold "=")
-        key, equals, _ = part.partition("=")
-        return bool(equals) and key.strip().isidentifier() and not Path(part.strip()).exists()
+    def is_option(part: str) -> bool:  # a model file's path may hold "=" too
+        return "=" in part and not Path(part).exists()
+
+    # A name is what a report records and compares agents by: one spelling for each agent.
+    if any(part != part.strip() or (is_option(part) and " " in part) for part in parts):
+        raise ValueError(f"agent {spec!r}: write it without spaces around ':' and '=', as in {kind}:ppo-jen:200"
+                         + (":chance=stratified" if kind == "search" else ""))
+
+    def not_an_option(part: str) -> ValueError:
+        return ValueError(f"agent {spec!r}: {part!r} is neither an option ({options_help}) nor a model file")
 
     options = {}
     while parts and is_option(parts[-1]):  # options come last
         part = parts.pop()
-        key, _, value = (text.strip() for text in part.partition("="))
+        key, _, value = part.partition("=")
         if key not in SEARCH_OPTIONS:
-            raise ValueError(f"agent {spec!r}: {part.strip()!r} is neither an option ({options_help}) "
-                             f"nor a model file")
+            raise not_an_option(part)
         if value not in SEARCH_OPTIONS[key]:
             raise ValueError(f"agent {spec!r}: {key} must be one of {', '.join(SEARCH_OPTIONS[key])}, got {value!r}")
         if key in options:
             raise ValueError(f"agent {spec!r}: {key} is given twice")
         options[key] = value
-    if any(is_option(part) for part in parts):
-        raise ValueError(f"agent {spec!r}: options such as chance=stratified go last, after the model and budget")
+    for part in filter(is_option, parts):
+        if part.partition("=")[0] in SEARCH_OPTIONS:
+            raise ValueError(f"agent {spec!r}: options such as chance=stratified go last, after the model and "
+                             f"budget")
+        raise not_an_option(part)
     if kind == "oracle" and options.get("chance", "sampled") != "sampled":
         raise ValueError(f"agent {spec!r}: the oracle plays the true deck order, so its chance can only be sampled")
     if len(parts) > 2:
         raise ValueError(f"agent {spec!r}: write {usage}")
     budget, model = DEFAULT_BUDGET, None
     # With two parts the second can only be the budget; with one, a number is a budget, anything else a model.
-    if len(parts) == 2 or (parts and parts[-1].strip().lstrip("+-").isdigit()):
-        text = parts.pop().strip()
+    if len(parts) == 2 or (parts and parts[-1].lstrip("+-").isdigit()):
+        text = parts.pop()
         if not text.isdigit() or int(text) < 1:
             raise ValueError(f"agent {spec!r}: the budget {text!r} must be a whole number of simulations per "
                              f"decision, at least 1; write {usage}")
         budget = int(text)
     if parts:
         try:
-            model = make_agent(parts[0].strip(), seed=seed, trust=trust)
+            model = make_agent(parts[0], seed=seed, trust=trust)
         except ValueError as exc:
             raise ValueError(f"agent {spec!r}: its model: {exc}") from None
         if not isinstance(model, PolicyAgent):

@@ -377,12 +377,17 @@ def test_a_search_name_sets_its_chance_and_reads_back(spec, budget, model, chanc
     ("search:8:budget=9", "'budget=9' is neither an option (chance=sampled|stratified) nor a model file"),
     ("search:lr=3.zip", "'lr=3.zip' is neither an option (chance=sampled|stratified) nor a model file"),
     ("search:8:chance=stratified:", "a part is empty"),
+    ("search:8:chance = stratified", "write it without spaces around ':' and '=', as in "
+                                     "search:ppo-jen:200:chance=stratified"),
+    ("search: 8", "write it without spaces"), ("oracle:ppo-jen :8", "as in oracle:ppo-jen:200"),
+    ("search:4:=stratified", "'=stratified' is neither an option (chance=sampled|stratified) nor a model file"),
+    ("search:nofile=2.zip:4", "'nofile=2.zip' is neither an option (chance=sampled|stratified) nor a model file"),
     ("oracle:a:b:c", "write oracle, oracle:<budget>, oracle:<model>:<budget> or oracle:<model> "
                      "(e.g. oracle:ppo-jen:200)"),
     ("search:8:chance=stratified:chance=sampled", "chance is given twice"),
     ("oracle:8:chance=stratified", "the oracle plays the true deck order"),
     ("search:chance=stratified:8", "options such as chance=stratified go last, after the model and budget"),
-    ("search:a/lr=3:8", "its model"),  # a path with "=" is still a model, not an option
+    ("search:a/lr=3:8", "'a/lr=3' is neither an option (chance=sampled|stratified) nor a model file"),
 ])
 def test_a_search_names_bad_option_is_refused(spec, message):
     with pytest.raises(ValueError, match=re.escape(message)) as error:
