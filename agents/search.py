@@ -75,7 +75,8 @@ from ten_env.actions import (
     STOP_CURRENCY,
     STOP_NUMBERS,
 )
-from ten_env.game import BUST_LIMIT, score_margin
+from ten_env.env import final_rewards
+from ten_env.game import BUST_LIMIT
 from ten_env.scoring import hand_score
 
 from .base import Agent, snapshot_of
@@ -89,11 +90,9 @@ CHANCE = ("sampled", "stratified")  # how a simulation picks the next card off t
 
 
 def outcome_value(game: Game, seat: int) -> float:
-    """What a finished game is worth to ``seat``: (result + margin / 20) / 2, in [-1, 1]."""
-    winners = game.winners()
-    result = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
-    margin = max(-1.0, min(1.0, score_margin(game.scores(), seat) / 20))
-    return (result + margin) / 2
+    """What a finished game is worth to ``seat``: (result + margin / 20) / 2, in [-1, 1]: the
+    environments' ``reward="outcome"``, so a network trained on it values games as the search does."""
+    return final_rewards(game, seat, "outcome")
 
 
 # ---------------------------------------------------------------- the rollout policy

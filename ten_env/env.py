@@ -25,7 +25,7 @@ deck_file=None, reward="win", start="random", render_mode=None)``
 - ``num_players``, ``bust_buy``, ``jen_level``, ``payment``, ``max_bid``,
   ``deck_file``: the :class:`ten_env.Rules` fields. With ``jen_level`` (4-10) the
   game is the solitaire game: one agent, ``player_0``, against JEN.
-- ``reward``: ``"win"`` (default) or ``"margin"``, see Rewards.
+- ``reward``: ``"win"`` (default), ``"margin"`` or ``"outcome"``, see Rewards.
 - ``start``: the seat that takes the first turn. ``"random"`` (default, as the
   rulebook deals it) draws it at every ``reset`` from the reset seed's generator,
   so ``reset(seed=s)`` always gives the same game, starting player included; an
@@ -91,8 +91,11 @@ At the end of the game only (0 before). ``reward="win"``: +1 to a sole winner,
 -1 to every other player; when the tie-breaks still leave several winners, they
 get 0 (the game is shared) and the others -1. In the solitaire game a tie is
 JEN's win. ``reward="margin"``: (own score - best score among the others) / 20,
-clipped to [-1, 1]. So a game's return is always one of -1, 0, +1 (``"win"``) or
-in [-1, 1] (``"margin"``); with ``env()``'s wrapper an illegal action ends the
+clipped to [-1, 1]. ``reward="outcome"``: the two averaged, (win + margin) / 2,
+what :class:`agents.SearchAgent` counts a finished game as worth, so a network
+trained on it has a value on the search's own scale (among equally likely wins,
+the wider is worth more; a one-point win is worth 0.525). So a game's return is
+always one of -1, 0, +1 (``"win"``) or in [-1, 1] (``"margin"``, ``"outcome"``); with ``env()``'s wrapper an illegal action ends the
 game with -1 for the mover (and 0 for the others).
 
 Every game ends (each turn starts by drawing from a finite deck), so the env
@@ -125,7 +128,7 @@ from .game import Game, score_margin
 from .render import render
 from .rules import Rules
 
-REWARDS = ("win", "margin")
+REWARDS = ("win", "margin", "outcome")
 RENDER_MODES = ("ansi", "human")
 MARGIN_SCALE = 20
 RESET_OPTIONS = ("deck",)
@@ -265,11 +268,14 @@ def check_reset_options(options) -> list | None:
 def final_rewards(game: Game, seat: int, reward: str) -> float:
     """The end-of-game reward of ``seat`` under the ``reward`` scheme (see the module doc)."""
     if reward == "margin":
-        return float(np.clip(score_margin(game.scores(), seat) / MARGIN_SCALE, -1.0, 1.0))
+        return _margin(game, seat)
     winners = game.winners()
-    if seat not in winners:
-        return -1.0
-    return 1.0 if len(winners) == 1 else 0.0
+    win = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+    return (win + _margin(game, seat)) / 2 if reward == "outcome" else win
+
+
+def _margin(game: Game, seat: int) -> float:
+    return max(-1.0, min(1.0, score_margin(game.scores(), seat) / MARGIN_SCALE))
 
 
 _NOT_RESET = "call reset() first: there is no game yet"
@@ -290,7 +296,7 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         check_kwargs(rules, extra=("reward", "start", "render_mode"))
         if reward not in REWARDS:
-            raise ValueError(f"reward must be 'win' or 'margin', got {reward!r}")
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         self.rules = Rules(**rules)
         self.start = check_start(start, self.rules)
         self.render_mode = check_render_mode(render_mode)

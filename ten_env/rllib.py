@@ -26,8 +26,8 @@ the connect-four and action-masking envs):
 - rewards are 0 until the game ends (0.0 entries for the mover and the next
   seat at every step: RLlib wants a reward with each observation); the step
   that ends the game gives *every* seat its own final observation (mask all
-  zeros: nothing left to choose) and its own reward (``reward="win"`` or
-  ``"margin"``, as :func:`ten_env.env.final_rewards`), once, with
+  zeros: nothing left to choose) and its own reward (``reward="win"``,
+  ``"margin"`` or ``"outcome"``, as :func:`ten_env.env.final_rewards`), once, with
   ``terminateds`` true for every agent and ``"__all__"``. Seats that did not
   make the last move are credited by their own name, not left to RLlib's
   generic PettingZoo wrapper, which reports a reward only with an observation.
@@ -88,7 +88,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         check_kwargs(config, extra=("reward", "start", "render_mode"))
         reward = config.pop("reward", "win")
         if reward not in REWARDS:
-            raise ValueError(f"reward must be 'win' or 'margin', got {reward!r}")
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         start = config.pop("start", "random")
         self.render_mode = check_render_mode(config.pop("render_mode", None))
         self.rules = Rules(**config)

@@ -15,7 +15,8 @@ Observations are the vector of :mod:`ten_env.observation` (a ``Box``); the legal
 actions come from :meth:`action_masks` (what sb3-contrib's MaskablePPO calls)
 and as ``info["action_mask"]`` (``int8``). The reward is 0 until the game ends,
 then as in :func:`ten_env.env.final_rewards`: -1, 0 (a shared win) or +1 with
-``reward="win"``, the clipped score margin in [-1, 1] with ``"margin"``; so an
+``reward="win"``, the clipped score margin in [-1, 1] with ``"margin"``, the
+two averaged with ``"outcome"`` (the search's own scale); so an
 episode's return is in [-1, 1]. An illegal action ends the episode with reward
 -1 (or, with ``illegal="raise"``, raises ``ValueError`` and changes nothing).
 Every game ends, so episodes are never truncated.
@@ -82,7 +83,7 @@ class SingleAgentEnv(gymnasium.Env):
         opponents: one policy per other seat (``num_players - 1`` of them), in seat
             order after the learner's; none for the solitaire game.
         seat: the learner's seat, or ``None`` to draw it at random each episode.
-        reward: ``"win"`` or ``"margin"``.
+        reward: ``"win"``, ``"margin"`` or ``"outcome"`` (:func:`ten_env.env.final_rewards`).
         start: the seat that takes the first turn: ``"random"`` (default; drawn
             each episode from the reset seed's generator) or a seat number.
         render_mode: ``None``, ``"ansi"`` or ``"human"`` (others: a warning, no rendering).
@@ -119,7 +120,7 @@ class SingleAgentEnv(gymnasium.Env):
         if seat is not None and (isinstance(seat, bool) or seat not in range(seats)):
             raise ValueError(f"seat must be None or an integer from 0 to {seats - 1}, got {seat!r}")
         if reward not in REWARDS:
-            raise ValueError(f"reward must be 'win' or 'margin', got {reward!r}")
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
         self.start = check_start(start, self.rules)
@@ -236,7 +237,8 @@ class SoloEnv(SingleAgentEnv):
     Args:
         jen_level: JEN's level, 4-10.
         bust_buy, payment, max_bid, deck_file: the other :class:`~ten_env.Rules` fields.
-        reward: ``"win"`` (+1 beat JEN, -1 otherwise; ties are JEN's) or ``"margin"``.
+        reward: ``"win"`` (+1 beat JEN, -1 otherwise; ties are JEN's), ``"margin"`` or
+            ``"outcome"`` (the two averaged).
         render_mode: ``None``, ``"ansi"`` or ``"human"`` (others: a warning, no rendering).
         illegal: ``"terminate"`` or ``"raise"``, as for :class:`SingleAgentEnv`.
         start: the person always starts the solitaire game: ``"random"`` (the

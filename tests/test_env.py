@@ -107,7 +107,7 @@ def test_wrapped_env_terminates_on_an_illegal_action():
     [
         (dict(num_players=6), "num_players must be an integer from 2 to 5"),
         (dict(players=3), "unknown argument.*players.*allowed: num_players"),
-        (dict(reward="points"), "reward must be 'win' or 'margin'"),
+        (dict(reward="points"), "reward must be one of win, margin, outcome, got 'points'"),
         (dict(render_mode=3), "render_mode must be None, 'ansi' or 'human'"),
         (dict(jen_level=11), "jen_level must be None or an integer from 4 to 10"),
         (dict(num_players=3, start=3), r"start must be 'random' or a seat from 0 to 2, got 3$"),
@@ -148,14 +148,15 @@ def test_win_rewards_sum_sensibly():
 
 
 @pytest.mark.parametrize("kwargs", [dict(num_players=2), dict(num_players=4, reward="margin"),
-                                    dict(jen_level=6), dict(jen_level=6, reward="margin")])
+                                    dict(jen_level=6), dict(jen_level=6, reward="margin"),
+                                    dict(num_players=3, reward="outcome"), dict(jen_level=6, reward="outcome")])
 def test_rewards_stay_within_the_documented_bounds(kwargs):
     seen = set()
     for seed in range(8):
         finals = _play_randomly(ten_env.raw_env(**kwargs), seed)
         assert set(finals) == {f"player_{i}" for i in range(kwargs.get("num_players", 1))}
         for reward in finals.values():
-            if kwargs.get("reward") == "margin":
+            if kwargs.get("reward") in ("margin", "outcome"):
                 assert -1.0 <= reward <= 1.0
             else:
                 assert reward in (-1.0, 0.0, 1.0)
@@ -170,6 +171,26 @@ def test_margin_rewards_are_scaled_score_differences():
     s0, s1 = env.game.scores()
     assert finals["player_0"] == pytest.approx(np.clip((s0 - s1) / 20, -1, 1))
     assert finals["player_1"] == pytest.approx(np.clip((s1 - s0) / 20, -1, 1))
+
+
+def test_outcome_rewards_average_the_win_and_the_margin():
+    """reward="outcome" is (win + margin) / 2 for every seat, a shared win's 0 included: the
+    searching agent's value of a finished game (agents.search.outcome_value is this)."""
+    wins, differs_from_win, differs_from_margin = set(), False, False
+    for seed in range(30):
+        env = ten_env.raw_env(num_players=3, reward="outcome")
+        finals = _play_randomly(env, seed)
+        game = env.game
+        winners, scores = game.winners(), game.scores()
+        for seat in range(3):
+            win = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+            margin = np.clip((scores[seat] - max(s for k, s in enumerate(scores) if k != seat)) / 20, -1, 1)
+            reward = finals[f"player_{seat}"]
+            assert reward == pytest.approx((win + margin) / 2)
+            wins.add(win)
+            differs_from_win |= reward != win
+            differs_from_margin |= reward != pytest.approx(margin)
+    assert wins >= {1.0, -1.0} and differs_from_win and differs_from_margin
 
 
 def _check_observation(game: Game, seat: int):

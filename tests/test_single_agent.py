@@ -55,6 +55,17 @@ def test_solo_episode_ends_with_win_reward():
         assert steps > 5
 
 
+def test_solo_episode_ends_with_outcome_reward():
+    from ten_env.env import final_rewards
+
+    env = ten_env.SoloEnv(jen_level=5, reward="outcome")
+    for seed in range(5):
+        total, _, info = _finish(env, seed)
+        margin = (info["scores"][0] - info["scores"][1]) / 20
+        assert total == pytest.approx(final_rewards(env.unwrapped.game, 0, "outcome"))
+        assert total == pytest.approx((-1.0 + max(-1.0, margin)) / 2)  # random play never beats JEN 5
+
+
 def test_learning_seat_is_random_unless_fixed():
     opponents = [RandomAgent(0), RandomAgent(1), RandomAgent(2)]
     env = ten_env.SingleAgentEnv(Rules(num_players=4), opponents=opponents)

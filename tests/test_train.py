@@ -64,6 +64,7 @@ def test_shipped_configs_are_valid(name):
     ({"opponents": {"kind": "selfplay", "scripted": ["alphago"]}}, "unknown agent 'alphago'"),
     ({"algorithm": {"batch_size": 100000}}, "batch_size .* must be at most"),
     ({"evaluation": {"final_levels": "3-12"}}, "evaluation.final_levels: levels '3-12'"),
+    ({"train": {"reward": "score"}}, r"train.reward: Input should be 'win', 'margin' or 'outcome' \(got 'score'\)"),
 ])
 def test_bad_configs_name_the_key(data, message):
     with pytest.raises(ValueError, match=message):

@@ -35,7 +35,7 @@ train:
   n_envs: 4
   vec_env: dummy  # or subproc (one process per env)
   seed: 0
-  reward: win     # or margin
+  reward: win     # or margin, or outcome: (win + margin) / 2, the search's value of a game
   checkpoint_every: 50000
   init_from: null # warm start: a pretrained model's name (ppo-jen) or a model .zip, same net_arch
   derived_features: false  # true: the learner sees ten_env.features' derived features after the
@@ -201,7 +201,7 @@ class TrainConfig(_Section):
     n_envs: int = Field(4, ge=1, le=256)
     vec_env: Literal["dummy", "subproc"] = "dummy"
     seed: int = Field(0, ge=0)
-    reward: Literal["win", "margin"] = "win"
+    reward: Literal["win", "margin", "outcome"] = "win"
     checkpoint_every: int = Field(50_000, ge=1)
     init_from: str | None = None
     derived_features: bool = False
