@@ -30,7 +30,8 @@ TINY = [
 ]
 
 
-@pytest.mark.parametrize("name", ["quick", "jen_ladder", "jen8_finetune", "selfplay_2p", "selfplay_4p", "selfplay_mixed"])
+@pytest.mark.parametrize("name", ["quick", "jen_ladder", "jen8_finetune", "jen9_finetune", "selfplay_2p", "selfplay_4p",
+                                  "selfplay_mixed"])
 def test_shipped_configs_are_valid(name):
     config = load_config(CONFIGS / f"{name}.yaml")
     assert config.train.total_steps > 0
