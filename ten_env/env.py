@@ -95,8 +95,9 @@ clipped to [-1, 1]. ``reward="outcome"``: the two averaged, (win + margin) / 2,
 what :class:`agents.SearchAgent` counts a finished game as worth, so a network
 trained on it has a value on the search's own scale (among equally likely wins,
 the wider is worth more; a one-point win is worth 0.525). So a game's return is
-always one of -1, 0, +1 (``"win"``) or in [-1, 1] (``"margin"``, ``"outcome"``); with ``env()``'s wrapper an illegal action ends the
-game with -1 for the mover (and 0 for the others).
+always one of -1, 0, +1 (``"win"``) or in [-1, 1] (``"margin"``, ``"outcome"``);
+with ``env()``'s wrapper an illegal action ends the game with -1 for the mover
+(and 0 for the others).
 
 Every game ends (each turn starts by drawing from a finite deck), so the env
 never truncates a game it plays to the end. The one exception is PettingZoo's

@@ -174,8 +174,8 @@ def test_margin_rewards_are_scaled_score_differences():
 
 
 def test_outcome_rewards_average_the_win_and_the_margin():
-    """reward="outcome" is (win + margin) / 2 for every seat, a shared win's 0 included: the
-    searching agent's value of a finished game (agents.search.outcome_value is this)."""
+    """reward="outcome" is (win + margin) / 2 for every seat, winners and losers: the searching
+    agent's value of a finished game (agents.search.outcome_value is this)."""
     wins, differs_from_win, differs_from_margin = set(), False, False
     for seed in range(30):
         env = ten_env.raw_env(num_players=3, reward="outcome")
