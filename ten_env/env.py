@@ -206,6 +206,13 @@ def check_kwargs(kwargs: dict, extra: tuple[str, ...] = ()) -> None:
         raise ValueError(f"unknown argument(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
 
 
+def check_reward(reward) -> str:
+    """``reward`` if it names a reward scheme (see Rewards), else the one-line error every env gives."""
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+    return reward
+
+
 def check_render_mode(render_mode) -> str | None:
     """The render mode an env uses for the ``render_mode`` it was given.
 
@@ -296,8 +303,7 @@ class raw_env(AECEnv, EzPickle):
         EzPickle.__init__(self, render_mode=render_mode, reward=reward, start=start, **rules)
         super().__init__()
         check_kwargs(rules, extra=("reward", "start", "render_mode"))
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        check_reward(reward)
         self.rules = Rules(**rules)
         self.start = check_start(start, self.rules)
         self.render_mode = check_render_mode(render_mode)

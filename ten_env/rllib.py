@@ -55,7 +55,8 @@ import numpy as np
 from gymnasium import spaces
 
 from . import observation as O
-from .env import REWARDS, check_kwargs, check_render_mode, check_reset_options, check_start, draw_start, final_rewards
+from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_start, draw_start,
+                  final_rewards)
 from .game import Game
 from .render import render
 from .rules import Rules
@@ -86,9 +87,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         super().__init__()
         config = dict(config or {})  # an EnvContext is a dict with worker attributes
         check_kwargs(config, extra=("reward", "start", "render_mode"))
-        reward = config.pop("reward", "win")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        reward = check_reward(config.pop("reward", "win"))
         start = config.pop("start", "random")
         self.render_mode = check_render_mode(config.pop("render_mode", None))
         self.rules = Rules(**config)

@@ -54,7 +54,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import observation as O
-from .env import (REWARDS, RENDER_MODES, check_render_mode, check_reset_options, check_start, draw_start,
+from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_start, draw_start,
                   final_rewards)
 from .game import Game
 from .render import render
@@ -119,8 +119,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponents = [as_policy(o) for o in opponents]
         if seat is not None and (isinstance(seat, bool) or seat not in range(seats)):
             raise ValueError(f"seat must be None or an integer from 0 to {seats - 1}, got {seat!r}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        check_reward(reward)
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
         self.start = check_start(start, self.rules)

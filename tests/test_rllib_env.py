@@ -112,7 +112,7 @@ def test_set_jen_level_and_stacked_decks():
 @pytest.mark.parametrize("config, message", [
     ({"players": 3}, "unknown argument"),
     ({"num_players": 7}, "num_players"),
-    ({"reward": "points"}, "reward"),
+    ({"reward": "points"}, "reward must be one of win, margin, outcome, got 'points'"),
     ({"jen_level": 5, "start": 1}, "start"),
 ])
 def test_bad_config_is_one_clear_error(config, message):
