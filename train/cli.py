@@ -15,7 +15,8 @@
 - ``ten bench``: speed of the engine and of the PettingZoo environment.
 
 ``ten`` alone prints the help; ``ten --version`` the installed version. Every
-mistake in the input ends as one line, ``ten: error: ...``, with status 2
+mistake in the input ends as one line with status 2: ``ten CMD: error: ...`` from the
+argument parser, ``ten: error: ...`` from a value the command refuses
 (:func:`train.options.run_command`).
 """
 

@@ -46,11 +46,11 @@ train:
 evaluation:
   every: 50000    # periodic evaluation on fixed seeds (0: never)
   games: 100
-  opponents: [heuristic, jen:7]   # normal games: one matchup per agent (all other seats)
+  opponents: [heuristic]          # normal games: one matchup per agent (all other seats), e.g. [heuristic, jen:7]
   final_levels: "4-10"            # JEN ladder at the end (kind jen; "" to skip)
   final_games: 200
 output:
-  dir: runs/quick
+  dir: runs/run
 backend: sb3      # or rllib: Ray RLlib's PPO; how it reads the keys: train.rllib_trainer
 ray:              # backend rllib only
   address: null   # a running cluster ("auto", "10.0.0.5:6379"); null starts a local Ray
