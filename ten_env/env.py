@@ -185,7 +185,24 @@ class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
 
 @_forward_per_step
 class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
-    __doc__ = wrappers.AssertOutOfBoundsWrapper.__doc__
+    """PettingZoo's check that an action lies in the action space, refusing with a one-line
+    ``ValueError`` that names the allowed ids. PettingZoo's own asserts "action is not in action
+    space", which ``python -O`` drops (-1 would then index the mask from its end), and lets
+    ``True`` through as an int, on which the illegal-move check fails with numpy's error."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._num_actions = env.action_space(env.possible_agents[0]).n  # every seat's is the same
+
+    def step(self, action):
+        if not (type(action) is int and 0 <= action < self._num_actions):  # a plain id passes at once
+            agent = self.agent_selection
+            space = self.action_space(agent)
+            if isinstance(action, (bool, np.bool_)) or not space.contains(action):
+                if not (action is None and (self.terminations[agent] or self.truncations[agent])):
+                    raise ValueError(f"action {action!r} is not in {agent}'s action space: an int id from 0 "
+                                     f"to {space.n - 1} whose action_mask entry is 1")
+        self.env.step(action)  # past PettingZoo's assert, which this check replaces
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):

@@ -179,7 +179,11 @@ class SingleAgentEnv(gymnasium.Env):
             info["illegal_action"] = action
             return self._observation(), -1.0, True, False, info
         self.game.act(action)  # with illegal="raise": ValueError, nothing changed
-        self._play_opponents(self.game, self.seat)
+        try:
+            self._play_opponents(self.game, self.seat)
+        except BaseException:
+            self._ended = True  # the learner's move stands and an opponent failed: this game cannot go on
+            raise
         terminated = self._ended = self.game.is_over
         reward = final_rewards(self.game, self.seat, self.reward) if terminated else 0.0
         if self.render_mode == "human":
@@ -217,7 +221,12 @@ class SingleAgentEnv(gymnasium.Env):
         while not game.is_over and game.current_player != me:
             seat = game.current_player
             policy = self.opponents[(seat - me - 1) % game.num_players]
-            game.act(policy(*O.agent_view(game, seat)))
+            action = policy(*O.agent_view(game, seat))
+            try:
+                game.act(action)
+            except ValueError as refusal:  # a user's policy: say whose move it was
+                raise ValueError(f"the opponent at seat {seat} chose {action!r}, which the game refuses: "
+                                 f"{refusal}") from None
 
     def _observation(self) -> np.ndarray:
         return O.encode(self.game, self.seat)

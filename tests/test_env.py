@@ -102,6 +102,27 @@ def test_wrapped_env_terminates_on_an_illegal_action():
     assert env.infos == before and not any("scores" in info for info in env.infos.values())
 
 
+@pytest.mark.parametrize("action", [132, -1, np.int64(-1), "draw", 1.5, None, True, np.bool_(False), np.array([0])])
+def test_wrapped_env_refuses_what_is_not_an_action_id_and_changes_nothing(action):
+    # One line naming the ids, under python -O too: PettingZoo's own check is an assert, and a bool passed it
+    env = ten_env.env(num_players=3, start=0)
+    env.reset(seed=3)
+    before = env.unwrapped.game.clone()
+    with pytest.raises(ValueError, match=r"^action .* is not in player_0's action space: an int id from 0 to 131 "
+                                         r"whose action_mask entry is 1$"):
+        env.step(action)
+    assert env.unwrapped.game == before and env.agent_selection == "player_0"
+    assert not any(env.terminations.values()) and set(env.rewards.values()) == {0}
+
+
+def test_wrapped_env_takes_numpy_ids():
+    for action in (np.int64, np.array):
+        env = ten_env.env(num_players=2, start=0)
+        env.reset(seed=3, options={"deck": ["B3", "$2", "G4", "O5", "P6", "B7"]})
+        env.step(action(env.unwrapped.action_id("draw")))
+        assert env.infos["player_0"]["snapshot"]["tableau"] == ["B3", "$2"] and not any(env.terminations.values())
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

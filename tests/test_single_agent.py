@@ -95,6 +95,29 @@ def test_opponents_see_what_a_pettingzoo_agent_sees():
     assert seen and all(shape == (ten_env.observation.SIZE,) and has for shape, has in seen)
 
 
+def test_an_opponent_that_answers_a_refused_move_is_named_and_ends_the_game():
+    def first_legal(observation, info):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    answers = iter([None])  # the seat-2 opponent's first answer is no action at all
+
+    def broken(observation, info):
+        return next(answers, 999)
+
+    env = ten_env.SingleAgentEnv(Rules(num_players=3), opponents=[first_legal, broken], seat=0, start=0)
+    env.reset(seed=0)
+    stop = env.game.action_id("stop_numbers")
+    with pytest.raises(ValueError, match=r"^the opponent at seat 2 chose None, which the game refuses: action None "
+                                         r"is neither an int id nor a name for player 2 in the \w+ phase; legal: "):
+        env.step(stop)
+    with pytest.raises(ValueError, match="call reset"):  # the learner's move stood: the game cannot go on
+        env.step(stop)
+    with pytest.raises(ValueError, match=r"^the opponent at seat 2 chose 999, .*out of range"):
+        env.reset(seed=1)
+        while True:  # until seat 2 moves again (a game that ended first would raise "call reset", failing the match)
+            env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
 def test_illegal_action_terminates_or_raises():
     env = ten_env.SoloEnv(jen_level=4)
     env.reset(seed=0)

@@ -51,6 +51,11 @@ def test_shipped_configs_are_valid(name):
     ({"train": {"n_envs": True}}, "train: n_envs must be a number, got True"),
     ({"algorithm": {"learning_rate": True}}, "algorithm: learning_rate must be a number, got True"),
     ({"opponents": {"kind": "jen", "jen_level": False}}, "opponents: jen_level must be a number, got False"),
+    ({"rules": {"num_players": True}}, "rules: num_players must be a number, got True"),  # a constrained int
+    ({"rules": {"max_bid": True}}, "rules: max_bid must be a number, got True"),
+    ({"algorithm": {"net_arch": [64, True]}}, r"algorithm: net_arch must be a list of numbers, got \[64, True\]"),
+    ({"rules": {"num_players": [2, True]}, "opponents": {"kind": "selfplay"}},
+     r"rules: num_players must be a list of numbers, got \[2, True\]"),
     ({"rules": {"num_players": [2, 3, 4, 5]}, "opponents": {"kind": "selfplay"}, "train": {"n_envs": 2}},
      r"train.n_envs \(2\) must be at least the number of table sizes in rules.num_players \(4\)"),
     ({"rules": {"num_players": [2, 2]}, "opponents": {"kind": "selfplay"}},

@@ -69,7 +69,7 @@ defaults.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal, Union, get_args
 
 import yaml
 from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator,
@@ -87,13 +87,30 @@ class _Section(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _numbers_are_not_booleans(cls, data):
-        # pydantic would read true as 1 (YAML 1.1 also reads yes and on as true): a slip, not a count
+        # pydantic would read true as 1 (YAML 1.1 also reads yes and on as true): a slip, not a count,
+        # whether the key takes one number, a constrained one or a list of them
         if isinstance(data, dict):
             for key, value in data.items():
                 field = cls.model_fields.get(key)
-                if isinstance(value, bool) and field is not None and field.annotation in (int, float):
-                    raise ValueError(f"{key} must be a number, got {value!r}")
+                if field is None or not _has_bool(value):
+                    continue
+                types = _leaf_types(field.annotation)
+                if bool not in types and types & {int, float}:
+                    what = "a list of numbers" if isinstance(value, list) else "a number"
+                    raise ValueError(f"{key} must be {what}, got {value!r}")
         return data
+
+
+def _leaf_types(annotation) -> set:
+    """The types an annotation is built from: ``list[Annotated[int, ...]] | None`` gives {int, NoneType}."""
+    args = get_args(annotation)  # a Literal's values and an Annotated's constraints are not types
+    if not args:
+        return {annotation}
+    return set().union(*(_leaf_types(arg) for arg in args if isinstance(arg, type) or get_args(arg)))
+
+
+def _has_bool(value) -> bool:
+    return isinstance(value, bool) or (isinstance(value, list) and any(_has_bool(v) for v in value))
 
 
 PlayerCount = Annotated[int, Field(ge=PLAYER_COUNTS[0], le=PLAYER_COUNTS[-1])]
