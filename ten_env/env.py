@@ -97,7 +97,9 @@ trained on it has a value on the search's own scale (among equally likely wins,
 the wider is worth more; a one-point win is worth 0.525). So a game's return is
 always one of -1, 0, +1 (``"win"``) or in [-1, 1] (``"margin"``, ``"outcome"``);
 with ``env()``'s wrapper an illegal action ends the game with -1 for the mover
-(and 0 for the others).
+(and 0 for the others). What is not an action id at all (out of range, a name, a
+float, a bool, ``None`` for a live agent) raises a one-line ``ValueError`` and
+changes nothing; ``raw_env`` raises for an illegal action too.
 
 Every game ends (each turn starts by drawing from a finite deck), so the env
 never truncates a game it plays to the end. The one exception is PettingZoo's
