@@ -94,6 +94,17 @@ def _short(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _weights_refusal(exc: Exception) -> str:
+    """Why torch's weights-only loader refused a file, without torch's advice around it (on
+    loading with weights_only=False, which this module never does) and its terminal colours."""
+    text = str(exc)
+    found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+    if found:
+        return f"it holds a pickled {found.group(1)}, which a weights file never does"
+    found = re.search(r"WeightsUnpickler error:\s*(.+?)(?:\n\n|$)", text, re.S)
+    return _short(re.sub(r"\x1b\[[0-9;]*m", "", found.group(1) if found else text), 160)
+
+
 def _not_a_model(path, reason: str) -> ValueError:
     return ValueError(f"{str(path)!r} is not a MaskablePPO model file: {_one_line(reason)}")
 
@@ -160,7 +171,7 @@ def read_tensors(path, name: str, required: bool = True, device="cpu"):
     try:
         tensors = torch.load(io.BytesIO(raw), map_location=device, weights_only=True)
     except Exception as exc:  # weights_only refuses anything but tensors and plain containers
-        raise _not_a_model(path, f"its {name}.pth is not a plain weights file ({_short(exc, 160)})") from None
+        raise _not_a_model(path, f"its {name}.pth is not a plain weights file ({_weights_refusal(exc)})") from None
     if not isinstance(tensors, dict):
         raise _not_a_model(path, f"its {name}.pth holds a {type(tensors).__name__}, not a state dict")
     return tensors

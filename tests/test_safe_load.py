@@ -153,6 +153,18 @@ def test_pickled_weights_are_refused(tmp_path):
     with pytest.raises(ValueError, match="policy.pth is not a plain weights file"):
         PolicyAgent(path, trust=True)
     assert not marker.exists()
+    # as torch.save writes it: the refusal names what is pickled there, without torch's advice and colours
+    import io
+
+    import torch
+
+    saved = io.BytesIO()
+    torch.save({"weight": Touch(marker)}, saved)
+    path = rewrite_zip(PRETRAINED, tmp_path / "saved.zip", replace={"policy.pth": saved.getvalue()})
+    with pytest.raises(ValueError, match=r"policy.pth is not a plain weights file \(it holds a pickled "
+                                         r"getattr, which a weights file never does\)$") as info:  # Touch's reduce
+        PolicyAgent(path, trust=True)
+    assert not marker.exists() and "\x1b" not in str(info.value) and "weights_only" not in str(info.value)
 
 
 def test_another_policy_class_is_refused_and_the_refusal_says_how(tmp_path):
