@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ten_env.env import check_seed
 from ten_env.rules import JEN_LEVELS
 
 from .heuristic import HeuristicAgent
@@ -33,16 +34,19 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
     ``trust=True`` lets a model file that only unpickling can load be loaded that way
     (running any code it holds; see :class:`agents.policy.PolicyAgent`).
     """
-    spec = spec.strip() if isinstance(spec, str) else ""
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent name must be a string, got {spec!r}; use {NAMES_HELP}")
+    spec = spec.strip()
     if not spec:
         raise ValueError(f"an agent name is empty; use {NAMES_HELP}")
+    check_seed(seed)
     if spec == "random":
         return RandomAgent(seed)
     if spec == "heuristic":
         return HeuristicAgent()
     if spec == "jen" or spec.startswith("jen:"):
         level = spec.partition(":")[2]
-        if not level.isdigit() or int(level) not in JEN_LEVELS:
+        if not (level.isascii() and level.isdigit()) or int(level) not in JEN_LEVELS:
             raise ValueError(f"agent {spec!r}: JEN needs a level from {JEN_LEVELS[0]} to {JEN_LEVELS[-1]}, "
                              f"as in jen:7")
         return JenAgent(int(level))
@@ -121,7 +125,7 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
     # With two parts the second can only be the budget; with one, a number is a budget, anything else a model.
     if len(parts) == 2 or (parts and parts[-1].lstrip("+-").isdigit()):
         text = parts.pop()
-        if not text.isdigit() or int(text) < 1:
+        if not (text.isascii() and text.isdigit()) or int(text) < 1:
             raise ValueError(f"agent {spec!r}: the budget {text!r} must be a whole number of simulations per "
                              f"decision, at least 1; write {usage}")
         budget = int(text)

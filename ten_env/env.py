@@ -232,6 +232,13 @@ def check_reward(reward) -> str:
     return reward
 
 
+def check_seed(seed):
+    """``seed`` as given to ``reset`` or an agent: ``None`` or a non-negative int; one-line errors."""
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
+        return seed
+    raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+
+
 def check_render_mode(render_mode) -> str | None:
     """The render mode an env uses for the ``render_mode`` it was given.
 
@@ -366,7 +373,7 @@ class raw_env(AECEnv, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         deck = check_reset_options(options)
-        rng = self._seed_rng if seed is None else np.random.default_rng(seed)
+        rng = self._seed_rng if check_seed(seed) is None else np.random.default_rng(seed)
         state = rng.bit_generator.state
         try:
             game_seed = int(rng.integers(2**63 - 1))

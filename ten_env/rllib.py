@@ -55,8 +55,8 @@ import numpy as np
 from gymnasium import spaces
 
 from . import observation as O
-from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_start, draw_start,
-                  final_rewards)
+from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed, check_start,
+                  draw_start, final_rewards)
 from .game import Game
 from .render import render
 from .rules import Rules
@@ -113,7 +113,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         deck = check_reset_options(options)
         if deck is not None:
             Game(self.rules, deck=deck)  # a bad deck raises here, before anything changes
-        if seed is not None:
+        if check_seed(seed) is not None:
             self._rng = np.random.default_rng(seed)
         while True:
             game_seed = int(self._rng.integers(2**63 - 1))

@@ -65,6 +65,17 @@ def test_make_agent_names():
     for bad in ("jen:11", "jen:x", "alphago", "missing_model.zip"):
         with pytest.raises(ValueError, match="jen|unknown agent|does not exist"):
             make_agent(bad)
+    for not_a_name in (7, None, ["random"]):
+        with pytest.raises(ValueError, match=r"^an agent name must be a string, got .*; use random, heuristic, jen:4"):
+            make_agent(not_a_name)
+    # digits of other scripts are digits to str.isdigit and int(), but not in a name someone types
+    with pytest.raises(ValueError, match="JEN needs a level from 4 to 10"):
+        make_agent("jen:\u0667")
+    with pytest.raises(ValueError, match="the budget '\u0662\u0665\u0666' must be a whole number"):
+        make_agent("search:\u0662\u0665\u0666")
+    for seed in ("x", -1, 1.5, True):
+        with pytest.raises(ValueError, match=r"^seed must be None or a non-negative integer, got "):
+            make_agent("random", seed=seed)
 
 
 def test_a_training_runs_folder_is_refused_naming_its_model_file(tmp_path):

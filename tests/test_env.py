@@ -389,6 +389,9 @@ def test_unknown_reset_options_are_refused_and_change_nothing():
         env.reset(options=["deck"])
     with pytest.raises(ValueError, match="Q3"):  # a bad stacked deck, from the engine
         env.reset(options={"deck": ["B3", "Q3"]})
+    for seed in ("x", -1, 1.5, True):
+        with pytest.raises(ValueError, match=r"^seed must be None or a non-negative integer, got "):
+            env.reset(seed=seed)
     assert raw.game == before and raw._seed_rng.bit_generator.state == rng_state
     # PettingZoo's api_test probes reset with options={"options": 1}: accepted, ignored.
     env.reset(seed=5, options={"options": 1})

@@ -120,6 +120,16 @@ def test_bad_config_is_one_clear_error(config, message):
         TenMultiAgentEnv(config)
 
 
+def test_a_bad_seed_is_one_clear_error_and_changes_nothing():
+    env = TenMultiAgentEnv({"num_players": 2})
+    env.reset(seed=3)
+    before, rng_state = env.game.clone(), env._rng.bit_generator.state
+    for seed in ("x", -1, 1.5, True):
+        with pytest.raises(ValueError, match=r"^seed must be None or a non-negative integer, got "):
+            env.reset(seed=seed)
+    assert env.game == before and env._rng.bit_generator.state == rng_state
+
+
 def test_step_for_the_wrong_agent_is_refused():
     env = TenMultiAgentEnv({"num_players": 2})
     obs, _ = env.reset(seed=3)
