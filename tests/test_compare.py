@@ -44,13 +44,19 @@ def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
     # a matchup that is not ten eval's fails on loading, naming it, not later with a KeyError
     good = _ladder("heuristic", 0, 2, levels=(8,))
     broken = [({"matchups": []}, "has no matchups"),
-              ({"matchups": [{}]}, "its matchup is not ten eval's"),
-              ({"matchups": [{"level": 8, "games": 10, "wins": 3}]}, "its matchup at JEN 8 is not ten eval's"),
-              ({"matchups": [{**good["matchups"][0], "level": 11}]}, "its matchup at JEN 11 is not"),
-              ({"matchups": [{**good["matchups"][0], "wins": 3}]}, "its matchup at JEN 8 is not"),
-              ({"matchups": [{**good["matchups"][0], "win_rate": "0.5"}]}, "its matchup at JEN 8 is not"),
-              ({"matchups": ["JEN 8"]}, "its matchup is not"),
-              ({"matchups": [{**good["matchups"][0], "mean_score": "x"}]}, "its matchup at JEN 8 is not"),
+              ({"matchups": [{}]}, "its matchup is not ten eval's: its level is null, not 4-10$"),
+              ({"matchups": [{"level": 8, "games": 10, "wins": 3}]},
+               "its matchup at JEN 8 is not ten eval's: it names no opponent$"),
+              ({"matchups": [{**good["matchups"][0], "level": 11}]}, "its matchup at JEN 11 is not .*: its level is 11"),
+              ({"matchups": [{**good["matchups"][0], "wins": 3}]},
+               "its matchup at JEN 8 is not ten eval's: wins is 3, not a whole number from 0 to its 2 games$"),
+              ({"matchups": [{**good["matchups"][0], "games": 0}]}, "at JEN 8 .*: games is 0, not a whole number, 1 or"),
+              ({"matchups": [{**good["matchups"][0], "win_rate": "0.5"}]},
+               'its matchup at JEN 8 is not ten eval\'s: win_rate is "0.5", not a number$'),
+              ({"matchups": [{**good["matchups"][0], "ci_low": None}]}, "at JEN 8 .*: ci_low is null, not a number$"),
+              ({"matchups": ["JEN 8"]}, 'its matchup is not ten eval\'s: it is "JEN 8", not an object$'),
+              ({"matchups": [{**good["matchups"][0], "mean_score": "x"}]},
+               'its matchup at JEN 8 is not .*: mean_score is "x", not a number or null$'),
               ({"matchups": [{**good["matchups"][0], "seconds_per_decision": "fast"}]}, "at JEN 8 is not"),
               ({"agent": 5}, "no agent name and matchups"),
               ({"seed": "a"}, 'its seed is "a", not ten eval\'s'),
@@ -58,7 +64,11 @@ def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
               ({"seed": -1}, "its seed is -1"),
               ({"rank": "JEN 5"}, 'its rank is "JEN 5", not ten eval\'s'),
               ({"rank": {"lvl": 5}}, "its rank is"), ({"rank": {"level": 5.0}}, "its rank is"),
-              ({"matchups": [{**good["matchups"][0], "shared_wins": "0"}]}, "shared_wins, win_rate")]
+              ({"matchups": [{**good["matchups"][0], "shared_wins": "0"}]}, 'shared_wins is "0", not a whole number'),
+              # the games played, one by one, must be the matchup's count of them
+              ({"matchups": [{**good["matchups"][0], "wins": 1 - good["matchups"][0]["wins"]}]},
+               r"^'.*table.json': the per_game entry of JEN 8 does not add up to its matchup: 2 deals, \d W and 0 T, "
+               r"against 2 games, \d wins and 0 shared$")]
     for change, message in broken:
         path.write_text(json.dumps({**good, **change}))
         with pytest.raises(ValueError, match=message):

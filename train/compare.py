@@ -57,12 +57,15 @@ def load_report(path) -> dict:
     if not report["matchups"]:
         raise ValueError(f"{str(path)!r} has no matchups: it is not a report.json of ten eval")
     for m in report["matchups"]:
-        if not _is_matchup(m):
+        problem = _matchup_problem(m)
+        if problem:
             level = m.get("level") if isinstance(m, dict) else None
             raise ValueError(f"{str(path)!r}: its matchup{'' if level is None else f' at JEN {level}'} is not "
-                             f"ten eval's (a level {JEN_LEVELS[0]}-{JEN_LEVELS[-1]}, the opponent, games, wins, "
-                             f"shared_wins, win_rate, ci_low and ci_high, and numbers or null for "
-                             f"{', '.join(_AVERAGED)})")
+                             f"ten eval's: {problem}")
+        try:
+            deal_results(m)  # checked here, where the file can be named
+        except ValueError as exc:
+            raise ValueError(f"{str(path)!r}: {exc}") from None
     seed = report.get("seed", 0)
     if not is_whole(seed) or seed < 0:
         raise ValueError(f"{str(path)!r}: its seed is {json.dumps(seed)}, not ten eval's (a whole number, 0 or more)")
@@ -78,13 +81,27 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _is_matchup(m) -> bool:
-    return (isinstance(m, dict) and m.get("level") in JEN_LEVELS and "opponent" in m
-            and is_whole(m.get("games")) and m["games"] >= 1
-            and is_whole(m.get("wins")) and 0 <= m["wins"] <= m["games"]
-            and is_whole(m.get("shared_wins", 0))
-            and all(_number(m.get(key)) for key in ("win_rate", "ci_low", "ci_high"))
-            and all(m.get(key) is None or _number(m[key]) for key in _AVERAGED))
+def _matchup_problem(m) -> str | None:
+    """What keeps ``m`` from being one of ten eval's matchups, or ``None``."""
+    if not isinstance(m, dict):
+        return f"it is {json.dumps(m)}, not an object"
+    if m.get("level") not in JEN_LEVELS:
+        return f"its level is {json.dumps(m.get('level'))}, not {JEN_LEVELS[0]}-{JEN_LEVELS[-1]}"
+    if "opponent" not in m:
+        return "it names no opponent"
+    if not is_whole(m.get("games")) or m["games"] < 1:
+        return f"games is {json.dumps(m.get('games'))}, not a whole number, 1 or more"
+    for key in ("wins", "shared_wins"):
+        value = m.get(key, 0 if key == "shared_wins" else None)
+        if not is_whole(value) or not 0 <= value <= m["games"]:
+            return f"{key} is {json.dumps(value)}, not a whole number from 0 to its {m['games']} games"
+    for key in ("win_rate", "ci_low", "ci_high"):
+        if not _number(m.get(key)):
+            return f"{key} is {json.dumps(m.get(key))}, not a number"
+    for key in _AVERAGED:
+        if m.get(key) is not None and not _number(m[key]):
+            return f"{key} is {json.dumps(m[key])}, not a number or null"
+    return None
 
 
 def combine(reports: list[dict]) -> list[dict]:
@@ -155,6 +172,11 @@ def deal_results(matchup: dict) -> dict | None:
             raise ValueError(f"the per_game entry of JEN {matchup.get('level')} is not ten eval's "
                              f"(deck_seeds [first, last], one outcome W/T/L and one margin a game)")
         deals.update({first + i: (o, m) for i, (o, m) in enumerate(zip(outcomes, margins))})
+    counted = [sum(o == kind for o, _ in deals.values()) for kind in "WT"]
+    if (len(deals), *counted) != (matchup.get("games"), matchup.get("wins"), matchup.get("shared_wins", 0)):
+        raise ValueError(f"the per_game entry of JEN {matchup.get('level')} does not add up to its matchup: "
+                         f"{len(deals)} deals, {counted[0]} W and {counted[1]} T, against {matchup.get('games')} "
+                         f"games, {matchup.get('wins')} wins and {matchup.get('shared_wins', 0)} shared")
     return deals
 
 
