@@ -82,6 +82,9 @@ def test_overrides_and_files(tmp_path):
     assert config.train.total_steps == 1234 and config.opponents.jen_level == 6
     with pytest.raises(ValueError, match="expected key=value"):
         load_config(CONFIGS / "quick.yaml", ["train.total_steps"])
+    for key in ("train..seed", "train.", ".seed"):
+        with pytest.raises(ValueError, match=rf"^--set '{key}=1': '{key}' has an empty part: write section.key"):
+            load_config(CONFIGS / "quick.yaml", [f"{key}=1"])
     with pytest.raises(ValueError, match="does not exist"):
         load_config(tmp_path / "missing.yaml")
     bad = tmp_path / "bad.yaml"

@@ -447,6 +447,9 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
             raise ValueError(f"--set {item!r}: expected key=value, e.g. train.total_steps=200000")
         node = data
         parts = key.strip().split(".")
+        if not all(part.strip() for part in parts):
+            raise ValueError(f"--set {item!r}: {key.strip()!r} has an empty part: write section.key, "
+                             f"e.g. train.total_steps=200000")
         for part in parts[:-1]:
             child = node.get(part)
             if child is None:  # absent, or left empty in the file
