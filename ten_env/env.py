@@ -200,7 +200,7 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
         if not (type(action) is int and 0 <= action < self._num_actions):  # a plain id passes at once
             agent = self.agent_selection
             space = self.action_space(agent)
-            if isinstance(action, (bool, np.bool_)) or not space.contains(action):
+            if isinstance(action, bool) or not space.contains(action):
                 if not (action is None and (self.terminations[agent] or self.truncations[agent])):
                     raise ValueError(f"action {action!r} is not in {agent}'s action space: an int id from 0 "
                                      f"to {space.n - 1} whose action_mask entry is 1")
