@@ -46,7 +46,8 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     uses it), then coins, then bust tokens with the least waste, then cards one
     by one: one that no best arrangement needs, else the one whose loss costs the
     least score now. Every judgement is made with ``incoming`` already in hand.
-    With ``duplicates_only`` (solitaire auctions) a last copy is never spent.
+    With ``duplicates_only`` (solitaire auctions) a last copy is never spent, counted
+    in ``hand`` as it was: a copy of ``incoming`` already held is not money either.
     The caller makes sure the player can pay.
     """
     hand = list(hand)
@@ -54,6 +55,7 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     held = [c for c in range(C.NUM_OWNABLE) if hand[c]]
     spent: list[int] = []
     due = price
+    keep = 1 if duplicates_only else 0  # a last copy of the hand as it was, before the incoming card
     if any(hand[c] > 1 for c in held if c >= C.NUM_NUMBER_CARDS):
         used = used_in_best(hand)  # wildcard copies can both score: ask the arrangement
     else:
@@ -61,7 +63,7 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     for card in held:
         k = hand[card]
         if k > 1 and due:
-            idle = min(k - 1, k - (used[card] if used else 1), k - (card == incoming), due)
+            idle = min(k - 1, k - (used[card] if used else 1), k - (card == incoming) - keep, due)
             if idle > 0:
                 spent += [card] * idle
                 hand[card] -= idle
@@ -71,7 +73,6 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     use_tokens = min(bust_tokens, max(0, -(-(due - coins) // BUST_TOKEN_VALUE)))
     use_coins = min(coins, max(0, due - BUST_TOKEN_VALUE * use_tokens))
     due -= use_coins + BUST_TOKEN_VALUE * use_tokens
-    keep = 1 if duplicates_only else 0
     spendable = {}  # the cards that may go: never the incoming card, nor a last copy when keeping one
     for card in held:
         k = hand[card] - (card == incoming) - keep

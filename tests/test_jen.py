@@ -10,6 +10,8 @@ import pytest
 
 import stacked
 from stacked import legal, play, player
+from ten_env import cards as C
+from ten_env import payment as payment_rules
 
 
 def new_game(deck, level=10, **rules):
@@ -151,6 +153,28 @@ def test_solitaire_manual_payment_uses_only_duplicates():
     assert legal(game) == ["pay_coin", "pay_B1"]
     game.act("pay_B1")  # then only coins are left: paid by the engine
     assert person(game) == {"coins": 0, "bust_tokens": 0, "cards": ["B1", "G3", "W3"], "score": 3}
+
+
+@pytest.mark.parametrize("payment", ["auto", "manual"])
+def test_solitaire_auction_never_spends_the_copy_of_the_card_won(payment):
+    """Winning a W3 while holding one: the held W3 is a last copy, not money (the bid limit did not count
+    it), so automatic payment may not spend it either, though with the card won it would be a duplicate."""
+    deck = ["$3", "W3", "G5", "B1", "G1", "O1", "P1", "O5", "$4", "W3", "P5", "B2", "B3"]
+    game = new_game(deck, level=4, payment=payment)
+    play(game, "stop_currency", "bid_5")  # the person: 8 coins, wins the first W3 for 5
+    play(game, "draw", "draw", "draw", "stop_numbers", "stop_currency")  # B1 G1 O1 P1, then 4 coins: 7
+    assert person(game) == {"coins": 7, "bust_tokens": 0, "cards": ["B1", "G1", "O1", "P1", "W3"], "score": 4}
+    assert legal(game) == ["pass", "bid_5", "bid_6", "bid_7"]  # JEN reveals the second W3: coins only
+    game.act("bid_5")
+    assert person(game) == {"coins": 2, "bust_tokens": 0, "cards": ["B1", "G1", "O1", "P1", "W3", "W3"],
+                            "score": 4}
+    w3 = C.parse("W3")
+    hand = [0] * C.NUM_OWNABLE
+    for card in ("B1", "G1", "O1", "P1", "W3"):
+        hand[C.parse(card)] += 1
+    assert payment_rules.automatic(hand, 5, 0, 5, w3, duplicates_only=True) == payment_rules.Payment(5, 0, ())
+    # in a normal game every card is money, and the held W3, idle beside the one bought, goes first
+    assert payment_rules.automatic(hand, 5, 0, 5, w3) == payment_rules.Payment(4, 0, (w3,))
 
 
 def test_jen_first_bid_matches_person_money():

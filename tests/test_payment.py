@@ -116,6 +116,20 @@ def test_auto_payment_spends_cards_judged_with_incoming_card():
     assert snap["score"] == 3
 
 
+def test_auto_payment_spends_an_unused_number_before_an_unused_wildcard():
+    """B5 (beside the run B1-B3) and W9 (no colour's run gets longer with a 9) score nothing, so
+    either could go at no cost: the number goes first, the wildcard only when a second card is due."""
+    from ten_env import cards as C
+    from ten_env import payment
+
+    hand = [0] * C.NUM_OWNABLE
+    for card in ("B1", "B2", "B3", "B5", "G1", "O1", "P1", "W9"):
+        hand[C.parse(card)] += 1
+    b5, w9, g2 = C.parse("B5"), C.parse("W9"), C.parse("G2")
+    assert payment.automatic(hand, 0, 0, 1, g2) == payment.Payment(0, 0, (b5,))
+    assert payment.automatic(hand, 0, 0, 2, g2) == payment.Payment(0, 0, (b5, w9))
+
+
 def test_auto_payment_spends_cards_greedily_one_by_one():
     """Each card spent is the one whose loss costs least at that moment, re-judged after every card.
 

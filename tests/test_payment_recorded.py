@@ -4,7 +4,12 @@
 as it was before its rewrite for speed (every automatic payment of seeded random
 games for 2-5 players, the busting variant and the solitaire game, then
 wildcard-rich random hands); :func:`ten_env.payment.automatic` must spend the
-same coins, bust tokens and cards in every one.
+same coins, bust tokens and cards in every one, but 44.
+
+Those 44 are solitaire-auction payments of the random hands in which the card won
+was already held: the old engine spent the held copy, which RULES.md forbids (in a
+solitaire auction a last copy of the hand as it was is never spent; the bid limit
+and manual payment never counted it either). They are checked against that rule.
 """
 
 import gzip
@@ -34,6 +39,16 @@ def test_the_recording_covers_every_kind_of_payment():
                for dup in (True, False))
 
 
+def _spends_a_last_copy(case, cards) -> bool:
+    """In a solitaire auction, whether ``cards`` leave the hand as it was without a copy of one of them."""
+    held, spent = Counter(case["hand"]), Counter(cards)
+    return case["duplicates_only"] and any(spent[card] > held[card] - 1 for card in spent)
+
+
+def test_only_44_recorded_payments_spent_a_last_copy():
+    assert sum(_spends_a_last_copy(case, case["spent"]["cards"]) for case in CASES) == 44
+
+
 @pytest.mark.parametrize("part", range(4))
 def test_automatic_payment_spends_what_it_spent_before(part):
     wrong = []
@@ -44,7 +59,13 @@ def test_automatic_payment_spends_what_it_spent_before(part):
         got = {"coins": paid.coins, "bust_tokens": paid.bust_tokens,
                "cards": sorted(C.NAMES[c] for c in paid.cards)}
         want = dict(case["spent"], cards=sorted(case["spent"]["cards"]))
-        if got != want:
+        if _spends_a_last_copy(case, want["cards"]):  # the old engine broke the rule: the rule decides
+            covered = got["coins"] + payment.BUST_TOKEN_VALUE * got["bust_tokens"] + len(got["cards"])
+            waste = covered - case["price"]  # only a token can overshoot, and by less than its worth
+            if _spends_a_last_copy(case, got["cards"]) or not 0 <= waste < (3 if got["bust_tokens"] else 1) \
+                    or got["coins"] > case["coins"] or got["bust_tokens"] > case["bust_tokens"]:
+                wrong.append((case, got))
+        elif got != want:
             wrong.append((case, got))
         assert hand == _counts(case["hand"]), "automatic() must not change the hand it is given"
     assert not wrong, f"{len(wrong)} payments differ, first: {wrong[0]}"
