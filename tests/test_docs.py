@@ -55,3 +55,25 @@ def test_a_broken_link_is_reported(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "README.md").write_text("# Set-up\n\n[ok](#set-up), [gone](#speed), [file](docs/none.md)\n")
     assert broken_links(tmp_path, "README.md") == ["#speed (no such heading)", "docs/none.md (no such file)"]
+
+
+def cited_tests(text: str) -> tuple[set[str], set[str]]:
+    """The test functions and test files named in ``text``'s square brackets (links left out)."""
+    functions, files = set(), set()
+    for cited in re.findall(r"\[([^\]]*)\](?!\()", text):
+        files |= set(re.findall(r"\btests/\w+\.py\b", cited))
+        functions |= set(re.findall(r"\b(test_\w+)\b(?!\.py)", cited))
+    return functions, files
+
+
+def test_every_test_rules_md_cites_exists():
+    functions, files = cited_tests((ROOT / "RULES.md").read_text())
+    defined = {name for path in (ROOT / "tests").glob("test_*.py")
+               for name in re.findall(r"^def (test_\w+)\(", path.read_text(), re.M)}
+    assert len(functions) >= 20 and len(files) >= 5  # about what RULES.md cites today: a parsing slip shows
+    assert sorted(functions - defined) == [] and sorted(f for f in files if not (ROOT / f).is_file()) == []
+
+
+def test_cited_tests_are_found_across_lines():
+    text = "- A rule. [test_one,\n  tests/test_two.py::test_three; tests/test_four.py checks]\n[a link](x.md)"
+    assert cited_tests(text) == ({"test_one", "test_three"}, {"tests/test_two.py", "tests/test_four.py"})
