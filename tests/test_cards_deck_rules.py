@@ -349,20 +349,20 @@ def test_rules_are_frozen():
 
 
 @pytest.mark.parametrize(
-    "kwargs",
+    "kwargs, message",
     [
-        dict(deck=[]),
-        dict(deck="B3"),
-        dict(deck=5),
-        dict(deck=["B3", "X9"]),
-        dict(deck=["B3", None]),
-        dict(seed="x"),
-        dict(seed=1.5),
-        dict(seed=True),
+        (dict(deck=[]), "^deck must hold at least one card$"),
+        (dict(deck="B3"), r"^deck must be a list of card strings, top first, e\.g\. \['B3', '\$2'\]$"),
+        (dict(deck=5), "^deck must be a list of card strings"),
+        (dict(deck=["B3", "X9"]), "^malformed card 'X9': a card is B, G, O, P or W followed by 1-9 or #"),
+        (dict(deck=["B3", None]), "^malformed card None: "),
+        (dict(seed="x"), "^seed must be an int or None, got 'x'$"),
+        (dict(seed=1.5), "^seed must be an int or None, got 1.5$"),
+        (dict(seed=True), "^seed must be an int or None, got True$"),
     ],
 )
-def test_bad_game_arguments(kwargs):
-    with pytest.raises(ValueError):
+def test_bad_game_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
         Game(Rules(), **kwargs)
 
 

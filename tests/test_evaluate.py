@@ -55,7 +55,7 @@ def test_wilson_interval_known_numbers_and_edges():
     low95, high95 = stats.wilson_interval(81, 263)
     assert low95 < low90 < high90 < high95  # more confidence, wider interval
     for bad in [(11, 10), (-1, 10), (3, -2)]:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=rf"^wilson_interval needs 0 <= wins <= n, got wins={bad[0]}, n={bad[1]}$"):
             stats.wilson_interval(*bad)
     with pytest.raises(ValueError, match="confidence"):
         stats.wilson_interval(3, 10, confidence=1.5)

@@ -115,7 +115,8 @@ def test_solitaire_min_bid_is_5():
     game.act("stop_numbers")  # JEN reveals W3: the person bids first
     assert legal(game) == ["pass", "bid_5"]
     before = game.clone()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^action 'bid_4' \(id \d+\) is not legal for player 0 in the auction phase; "
+                                         r"legal: pass, bid_5$"):
         game.act("bid_4")
     assert game == before
     game.act("pass")

@@ -158,7 +158,7 @@ def test_invariants_after_every_action(config, deck_seed, action_seed):
         illegal = [a for a in range(game.num_actions) if a not in legal]
         if illegal:
             before = game.clone()
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match=r"^action .* \(id \d+\) is not legal for player \d in the "):
                 game.act(rng.choice(illegal))
             assert game == before
         game.act(choose(game, rng))
@@ -167,7 +167,7 @@ def test_invariants_after_every_action(config, deck_seed, action_seed):
         steps += 1
         assert len(game.history) <= game.max_decisions
     check_end(game)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^the game is over: no action is legal \(got 0\)$"):
         game.act(0)
 
 

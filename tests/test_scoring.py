@@ -312,7 +312,7 @@ def test_non_card_entries_raise_value_error(bad):
     # the input and should be reported as such (ValueError), not crash with a
     # TypeError/IndexError or, worse, be read as some other card (-1 would index $5,
     # True would count as card id 1, B2).
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=rf"^not a card: {re.escape(repr(bad))}; give notation strings .* or ids 0-54$"):
         score(["B1", bad])
 
 
