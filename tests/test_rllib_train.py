@@ -253,13 +253,14 @@ def test_unreachable_address_and_missing_ray_are_one_line(tmp_path):
     ({"backend": "rllib", "rules": {"num_players": [2, 3]}, "opponents": {"kind": "selfplay"}},
      "backend rllib trains one table size"),
     ({"backend": "rllib", "train": {"init_from": "ppo-jen"}}, "sb3 only"),
-    ({"ray": {"num_env_runners": 2}}, "backend: rllib"),
+    ({"ray": {"num_env_runners": 2}}, r"ray: this section is for backend: rllib \(this config uses sb3\)$"),
     ({"backend": "rllib", "ray": {"num_env_runners": -1}}, "ray.num_env_runners"),
     ({"backend": "rllib", "ray": {"runners": 2}}, "unknown key 'ray.runners'"),
-    ({"backend": "ray"}, "backend"),
+    ({"backend": "ray"}, r"backend: Input should be 'sb3' or 'rllib' \(got 'ray'\)$"),
     ({"backend": "rllib", "train": {"n_envs": 5}, "ray": {"num_env_runners": 2}},
      r"train.n_envs \(5\) must be a multiple of ray.num_env_runners \(2\)"),
-    ({"backend": "rllib", "train": {"n_envs": 1}, "ray": {"num_env_runners": 2}}, "multiple"),
+    ({"backend": "rllib", "train": {"n_envs": 1}, "ray": {"num_env_runners": 2}},
+     r"train.n_envs \(1\) must be a multiple of ray.num_env_runners \(2\): the envs are shared evenly"),
 ])
 def test_config_checks_for_the_rllib_backend(change, message):
     with pytest.raises(ValueError, match=message):
