@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -157,13 +156,9 @@ def card_rate(name: str, num_players: int | None = None, level: int | None = Non
 
 def fewest_plausible_wins(games: int, rate: float) -> int:
     """The fewest wins in ``games`` that a player winning at ``rate`` reaches 199 times in 200 (binomial)."""
-    below = 0.0
-    for wins in range(games + 1):
-        chance = math.comb(games, wins) * rate**wins * (1 - rate) ** (games - wins)
-        if below + chance > 0.005:
-            return wins
-        below += chance
-    return games
+    from scipy.stats import binom  # with the train extra, as train.stats uses it
+
+    return int(binom.ppf(0.005, games, rate))
 
 
 def test_fewest_plausible_wins():
