@@ -4,9 +4,17 @@ Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); ``import ten_env``
 never imports Ray, only ``import ten_env.rllib`` does::
 
     from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ten_env.rllib import TenMultiAgentEnv
+    from train.rllib_module import MaskedPPOModule
 
-    config = PPOConfig().environment(TenMultiAgentEnv, env_config={"num_players": 4})
+    config = (PPOConfig()
+              .environment(TenMultiAgentEnv, env_config={"num_players": 4})
+              .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kw: "shared")
+              .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedPPOModule)))
+
+(without ``.multi_agent`` RLlib takes it for a single-agent env, and its
+default module has no encoder for the dict observation).
 
 Every configuration of :func:`ten_env.env` works: 2-5 players, the busting
 variant, the solitaire game against JEN (one agent, ``player_0``; the engine
@@ -28,9 +36,10 @@ the connect-four and action-masking envs):
   that ends the game gives *every* seat its own final observation (mask all
   zeros: nothing left to choose) and its own reward (``reward="win"``,
   ``"margin"`` or ``"outcome"``, as :func:`ten_env.env.final_rewards`), once, with
-  ``terminateds`` true for every agent and ``"__all__"``. Seats that did not
-  make the last move are credited by their own name, not left to RLlib's
-  generic PettingZoo wrapper, which reports a reward only with an observation.
+  ``terminateds`` true for every agent and ``"__all__"``. (RLlib's generic
+  ``PettingZooEnv`` wrapper around ``ten_env.env()`` plays the same games, but
+  keeps PettingZoo's ``observation`` key, where RLlib's masking modules read
+  ``observations``, and cannot play seats inside the env.)
 - every game ends, so nothing is ever truncated. An illegal action (a masked
   policy never sends one; RLlib's env check sends random ones) ends the game as
   ``ten_env.env()``'s wrapper does: -1 for the mover, 0 for the others, and
