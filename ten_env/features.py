@@ -167,4 +167,6 @@ class DerivedFeatures(gymnasium.ObservationWrapper):
         return extend(observation)
 
     def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
+        # Through the wrappers in between, as sb3-contrib finds it, so that one narrowing the mask
+        # (an ActionMasker under this one) is not skipped.
+        return self.env.get_wrapper_attr("action_masks")()

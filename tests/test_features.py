@@ -115,6 +115,22 @@ def test_the_wrapper_gives_an_env_the_derived_features():
         F.DerivedFeatures(env)
 
 
+def test_the_wrapper_keeps_the_mask_of_a_wrapper_in_between():
+    """sb3-contrib asks the outermost env for ``action_masks()``: a mask narrowed by a wrapper
+    under DerivedFeatures (here sb3-contrib's ActionMasker, drawing only) must come through."""
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    def draw_only(env):
+        mask = env.unwrapped.action_masks().copy()
+        mask[1:] = False
+        return mask
+
+    env = F.DerivedFeatures(ActionMasker(SoloEnv(jen_level=5), draw_only))
+    env.reset(seed=3)
+    assert env.unwrapped.action_masks().sum() > 1  # more than drawing is legal here
+    np.testing.assert_array_equal(np.flatnonzero(env.action_masks()), [0])
+
+
 def test_the_module_docstring_tables_every_piece():
     for name, size, meaning, _ in F.PIECES:
         assert f"{F.OFFSET[name]}" in F.__doc__ and meaning[:40] in " ".join(F.__doc__.split())
