@@ -30,7 +30,7 @@ from ten_env.actions import (
     STOP_CURRENCY,
     STOP_NUMBERS,
 )
-from ten_env.game import BUST_LIMIT, MAX_COINS
+from ten_env.game import MAX_COINS, bust_by
 from ten_env.payment import BUST_TOKEN_VALUE
 from ten_env.scoring import score_counts
 
@@ -115,19 +115,17 @@ class HeuristicAgent(Agent):
         expected = 0.0
         for name, count in deck.items():
             card = C.parse(name)
+            bust = bust_by(net, currency, card)
             if C.is_wild(card):
                 value = now
+            elif bust == "numbers":
+                value = BUST_TOKEN_VALUE * coin - currency * coin / max(1, others) ** 0.5
+            elif bust == "currency":
+                value = BUST_TOKEN_VALUE * coin
             elif C.is_number(card):
-                if net + C.number(card) > BUST_LIMIT:
-                    value = BUST_TOKEN_VALUE * coin - currency * coin / max(1, others) ** 0.5
-                else:
-                    value = stop_value(card, currency, True, currency > 0)
+                value = stop_value(card, currency, True, currency > 0)
             else:
-                amount = C.currency_value(card)
-                if currency + amount > BUST_LIMIT:
-                    value = BUST_TOKEN_VALUE * coin
-                else:
-                    value = stop_value(None, currency + amount, bool(numbers), True)
+                value = stop_value(None, currency + C.currency_value(card), bool(numbers), True)
             expected += count * value
         return DRAW if expected / total > now else best_stop
 

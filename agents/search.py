@@ -76,7 +76,7 @@ from ten_env.actions import (
     STOP_NUMBERS,
 )
 from ten_env.env import final_rewards
-from ten_env.game import BUST_LIMIT
+from ten_env.game import bust_by
 from ten_env.scoring import hand_score
 
 from .base import Agent, snapshot_of
@@ -122,7 +122,7 @@ def rollout_action(game: Game) -> int:
             if choice in legal:
                 return choice
         return next(a for a in legal if a >= FIRST_PAY_CARD)
-    # buy, bust, final_buy: the cheapest card that adds to the score, if the coins cover it
+    # buy, bust, final_buy: the card that adds most to the score (lowest id among equals), if the coins cover it
     hand, coins = game.hands[seat], game.coins[seat]
     affordable = [action for action in legal if action != PASS and C.number(action - FIRST_BUY) <= coins]
     if not affordable:
@@ -142,12 +142,7 @@ def _bust_chance(game: Game) -> float:
     if not unseen:
         return 1.0
     net, currency = game.net_total, game.currency_total
-    busting = 0
-    for card in unseen:
-        value = C.NET_VALUE[card]
-        if value > 0 and net + value > BUST_LIMIT or value < 0 and currency - value > BUST_LIMIT:
-            busting += 1
-    return busting / len(unseen)
+    return sum(1 for card in unseen if bust_by(net, currency, card)) / len(unseen)
 
 
 def _gain(hand: list[int], card: int, before: int | None = None) -> int:

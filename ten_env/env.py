@@ -115,6 +115,7 @@ to score).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 import gymnasium
@@ -230,6 +231,14 @@ def check_reward(reward) -> str:
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
     return reward
+
+
+def with_jen_level(rules: Rules, level: int) -> Rules:
+    """``rules`` with JEN at ``level``, for the single-agent views' ``set_jen_level`` (curricula):
+    only the solitaire game has JEN; ``Rules`` checks the level."""
+    if not rules.solitaire:
+        raise ValueError("set_jen_level: this env plays a normal game, not the solitaire game")
+    return dataclasses.replace(rules, jen_level=level)
 
 
 def check_seed(seed):

@@ -91,7 +91,8 @@ def _gains(hand: tuple) -> np.ndarray:
 
 
 def _busts(net, currency):
-    """Per card type, whether drawing it onto tableaux with these totals busts, (rows, card types)."""
+    """Per card type, whether drawing it onto tableaux with these totals busts, (rows, card types):
+    :func:`ten_env.game.bust_by` for a batch at once (the second draw below is the same rule)."""
     return ((_NUMBER & (net[:, None] + _VALUE > BUST_LIMIT))
             | (_CURRENCY & (currency[:, None] - _VALUE > BUST_LIMIT)))
 

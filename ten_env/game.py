@@ -56,6 +56,17 @@ MAX_COINS = 10
 BUST_LIMIT = 10  # a net total or currency total above this busts
 MAX_BUY_PRICE = 9  # a market card costs its number
 
+
+def bust_by(net_total: int, currency_total: int, card: int) -> str | None:
+    """The total that drawing ``card`` onto a tableau with these totals takes above
+    :data:`BUST_LIMIT`: ``"numbers"`` (a number card, on the net total), ``"currency"`` (a
+    currency card, on the currency total) or ``None``. A wildcard busts nobody; that JEN never
+    busts on numbers is the engine's to apply, since it depends on who draws."""
+    value = C.NET_VALUE[card]
+    if value < 0:
+        return "currency" if currency_total - value > BUST_LIMIT else None
+    return "numbers" if value and net_total + value > BUST_LIMIT else None
+
 PHASES = ("draw", "auction", "buy", "bust", "final_buy", "pay", "over")
 BUY_PHASES = ("buy", "bust", "final_buy")  # the phases in which a market card may be bought
 JEN_SEAT = 1  # in the solitaire game: seat 0 is the person, seat 1 is JEN
@@ -539,16 +550,14 @@ class Game:
         if C.is_wild(card):
             self._start_auction(card)
             return
+        bust = bust_by(self.net_total, self.currency_total, card)
         self.tableau.append(card)
         value = C.NET_VALUE[card]
         self.net_total += value
         if value < 0:
             self.currency_total -= value
-            if self.currency_total > BUST_LIMIT:
-                self._bust("currency")
-                return
-        elif self.net_total > BUST_LIMIT and not self._is_jen(self.active_player):
-            self._bust("numbers")  # JEN never busts on numbers
+        if bust == "currency" or bust == "numbers" and not self._is_jen(self.active_player):
+            self._bust(bust)  # JEN never busts on numbers
             return
         self._continue_turn()
 
@@ -657,7 +666,7 @@ class Game:
         return [PASS] + [
             FIRST_BUY + card
             for card, k in enumerate(self.market)
-            if k and not hand[card] and card % 9 + 1 <= budget
+            if k and not hand[card] and C.number(card) <= budget
         ]
 
     def _buy_move(self, action: int):

@@ -22,12 +22,13 @@ from functools import lru_cache
 import numpy as np
 
 from . import cards as C
+from .deck import PUBLISHED_TOTALS
 from .game import BUST_LIMIT, JEN_SEAT, MAX_BUY_PRICE, MAX_COINS, PHASES
 from .rules import PLAYER_COUNTS
 from .scoring import hand_score
 
 MAX_SEATS = max(PLAYER_COUNTS)
-FULL_DECK = 129  # the whole box: deck size is scaled by it
+FULL_DECK = sum(PUBLISHED_TOTALS.values())  # the whole box (129 cards): deck size is scaled by it
 NUM_WILDS = C.FIRST_CURRENCY - C.NUM_NUMBER_CARDS
 NUM_CURRENCY = C.NUM_CARD_TYPES - C.FIRST_CURRENCY
 UNBOUNDED = 200.0  # upper bound of counts and of scaled amounts with no limit in the rules
@@ -151,12 +152,12 @@ def space_bounds() -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-_PHASE_INDEX = {phase: OFFSET["phase"] + i for i, phase in enumerate(PHASES)}
+_PHASE_INDEX = {phase: PHASE + i for i, phase in enumerate(PHASES)}
 _SCALE = {name: scale for name, _, _, scale, _ in PIECES}
 _SEAT_SCALE = {name: scale for name, _, _, scale, _ in SEAT_PIECES}
 _HAND = slice(SEAT["hand"], SEAT_SIZE)
-_CURRENCY_AT = OFFSET["tableau_currency"] - C.FIRST_CURRENCY
-_AUCTION_AT = OFFSET["auction_card"] - C.NUM_NUMBER_CARDS
+_CURRENCY_AT = TABLEAU_CURRENCY - C.FIRST_CURRENCY
+_AUCTION_AT = AUCTION_CARD - C.NUM_NUMBER_CARDS
 
 
 @lru_cache(maxsize=65536)

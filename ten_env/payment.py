@@ -106,11 +106,9 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
 def least_loss(hand, spendable, before: int | None = None) -> int:
     """The card (lowest id among equals) whose loss lowers the score of ``hand`` the least.
 
-    ``spendable`` holds the cards that may go: counts per card id, as a list or
-    a ``{card: count}`` mapping. ``before``, if known, is the hand's score.
+    ``spendable`` holds the cards that may go, as a ``{card: count}`` mapping.
+    ``before``, if known, is the hand's score.
     """
-    if not isinstance(spendable, dict):
-        spendable = dict(enumerate(spendable))
     candidates = sorted(c for c, k in spendable.items() if k > 0)
     hand = list(hand)
     if not any(hand[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]) and not hand[C.SUPER_WILD]:
@@ -205,14 +203,15 @@ def jen_next(coins: int, bust_tokens: int, hand, duplicates_only: bool = True) -
     raise ValueError("JEN has nothing left to pay with")
 
 
-def jen(hand, coins: int, bust_tokens: int, price: int, duplicates_only: bool = True) -> Payment:
-    """How JEN pays ``price``, item by item in her order (:func:`jen_next`)."""
+def jen(hand, coins: int, bust_tokens: int, price: int) -> Payment:
+    """How JEN pays ``price`` at her own table, the solitaire game (so only duplicates are money),
+    item by item in her order (:func:`jen_next`)."""
     hand = list(hand)
     spent: list[int] = []
     paid_coins = paid_tokens = 0
     due = price
     while due > 0:
-        what = jen_next(coins - paid_coins, bust_tokens - paid_tokens, hand, duplicates_only)
+        what = jen_next(coins - paid_coins, bust_tokens - paid_tokens, hand, duplicates_only=True)
         if what == "coin":
             paid_coins += 1
             due -= 1

@@ -51,10 +51,10 @@ import tempfile
 from pathlib import Path
 
 from . import cards as C
-from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game
+from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game, bust_by
 from .payment import BUST_TOKEN_VALUE
 from .rules import Rules
-from .scoring import best_layout, hand_score
+from .scoring import best_layout, hand_score, run_score
 
 FORMAT = "ten-record"
 VERSION = 1
@@ -219,7 +219,7 @@ def scoring_runs(hand) -> list:
             else:
                 placed[str(n + 1)] = C.NAMES[C.SUPER_WILD]
         length = hi - lo + 1
-        runs.append({"from": lo + 1, "to": hi + 1, "score": 10 if length == 9 else length, "wild": placed})
+        runs.append({"from": lo + 1, "to": hi + 1, "score": run_score(length), "wild": placed})
     return runs
 
 
@@ -276,7 +276,7 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
             say("draw", seat, f"{_does(who, 'draws')} {card_name}: net total {net}, currency total {currency}",
                 card=card_name, net_total=net, currency_total=currency)
             if after.phase == "bust" or after.bust_tokens[seat] > before.bust_tokens[seat]:
-                reason = "currency" if currency > BUST_LIMIT else "net"
+                reason = "net" if bust_by(before.net_total, before.currency_total, card) == "numbers" else "currency"
                 total = currency if reason == "currency" else net
                 say("bust", seat, f"{_does(who, 'busts')}: the {reason} total {total} is above {BUST_LIMIT}",
                     reason=reason, net_total=net, currency_total=currency)
@@ -433,8 +433,8 @@ def _turns(before: Game, after: Game, out: list, labels: list[str]) -> None:
 def result(game: Game, labels: list[str]) -> dict:
     """The ``game_over`` event: scores, winners, and how a tie at the top was broken."""
     scores, winners = game.scores(), game.winners()
-    money = [game.coins[s] + BUST_TOKEN_VALUE * game.bust_tokens[s] for s in range(game.num_players)]
-    cards = [sum(h) for h in game.hands]
+    money = [game.standing(s)[1] for s in range(game.num_players)]
+    cards = [-game.standing(s)[2] for s in range(game.num_players)]
     top = max(scores)
     tied = [s for s in range(game.num_players) if scores[s] == top]
     tie_break = None

@@ -58,14 +58,12 @@ sees those seats. Train it with the masked module of :mod:`train.rllib_module` (
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from gymnasium import spaces
 
 from . import observation as O
 from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed, check_start,
-                  draw_start, final_rewards)
+                  draw_start, final_rewards, with_jen_level)
 from .game import Game
 from .render import render
 from .rules import Rules
@@ -165,9 +163,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
 
     def set_jen_level(self, level: int) -> None:
         """Play the following games of the solitaire game against JEN at ``level`` (for curricula)."""
-        if not self.rules.solitaire:
-            raise ValueError("set_jen_level: this env plays a normal game, not the solitaire game")
-        self.rules = dataclasses.replace(self.rules, jen_level=level)  # Rules checks the level
+        self.rules = with_jen_level(self.rules, level)
 
     # ------------------------------------------------------------------ helpers
 

@@ -19,6 +19,12 @@ from typing import Iterable
 
 from . import cards as C
 
+
+def run_score(length: int) -> int:
+    """What a colour's longest run of ``length`` numbers scores: its length, or 10 for a complete 1-9."""
+    return 10 if length == 9 else length
+
+
 def _window(mask: int, free: int) -> tuple[int, int]:
     """(lo, hi) bit positions of a longest run of ``mask`` with ``free`` fillers."""
     best, where = 0, (0, -1)
@@ -37,7 +43,7 @@ def _window(mask: int, free: int) -> tuple[int, int]:
 # _WINDOW[free][mask]: where a longest run lies for a colour holding numbers `mask`
 # (bit n-1 for n) with `free` gap-fillers; _BEST_RUN[free][mask]: what it scores.
 _WINDOW = tuple(tuple(_window(m, f) for m in range(512)) for f in range(10))
-_BEST_RUN = tuple(tuple(10 if hi - lo == 8 else hi - lo + 1 for lo, hi in row) for row in _WINDOW)
+_BEST_RUN = tuple(tuple(run_score(hi - lo + 1) for lo, hi in row) for row in _WINDOW)
 
 
 def _masks(counts) -> list[int]:

@@ -46,7 +46,6 @@ the env then has ``render_mode = None`` and ``render()`` returns ``None``.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable, Sequence
 
 import gymnasium
@@ -55,7 +54,7 @@ from gymnasium import spaces
 
 from . import observation as O
 from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_start, draw_start,
-                  final_rewards)
+                  final_rewards, with_jen_level)
 from .game import Game
 from .render import render
 from .rules import JEN_LEVELS, Rules
@@ -211,9 +210,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def set_jen_level(self, level: int) -> None:
         """Play the following games of the solitaire game against JEN at ``level`` (for curricula)."""
-        if not self.rules.solitaire:
-            raise ValueError("set_jen_level: this env plays a normal game, not the solitaire game")
-        self.rules = dataclasses.replace(self.rules, jen_level=level)  # Rules checks the level
+        self.rules = with_jen_level(self.rules, level)
 
     # ------------------------------------------------------------------ helpers
 

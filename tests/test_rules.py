@@ -15,6 +15,7 @@ import pytest
 from stacked import legal, new_game, play, player
 from ten_env import Game, Rules, score
 from ten_env import cards as C
+from ten_env.game import bust_by
 
 
 # ---------------------------------------------------------------- helpers
@@ -105,6 +106,21 @@ def test_tableau_example_next_card_busts_or_not(card, busts):
         assert snap["active_player"] == 0 and snap["current_player"] == 0
         assert snap["tableau"] == ["B3", "$4", "G7", "$2", card]
         assert snap["net_total"] <= 10 and snap["currency_total"] <= 10
+
+
+@pytest.mark.parametrize("card, kind", [("O7", "numbers"), ("O9", "numbers"), ("$5", "currency"), ("O6", None),
+                                        ("O1", None), ("$4", None), ("W9", None), ("W#", None), ("B#", None)])
+def test_bust_by_names_the_total_a_card_would_take_over(card, kind):
+    """The same tableau (net 4, currency 6) through the rule's one function, which the engine,
+    the search, the heuristic and game records all ask; a wildcard busts nobody."""
+    assert bust_by(4, 6, C.parse(card)) == kind
+
+
+def test_bust_by_checks_each_card_against_its_own_total():
+    assert bust_by(10, 0, C.parse("$1")) is None  # currency lowers the net total: never a number bust
+    assert bust_by(-5, 10, C.parse("O9")) is None  # a number card leaves the currency total alone
+    assert bust_by(1, 10, C.parse("B9")) is None and bust_by(2, 10, C.parse("B9")) == "numbers"
+    assert bust_by(0, 5, C.parse("$5")) is None and bust_by(0, 6, C.parse("$5")) == "currency"
 
 
 # ---------------------------------------------------------------- busting

@@ -323,3 +323,17 @@ def test_human_mode_prints_the_table_after_every_reset_and_step(capsys):
     quiet.reset(seed=0)
     quiet.step(int(np.flatnonzero(quiet.action_masks())[0]))
     assert capsys.readouterr().out == ""
+
+
+def test_set_jen_level_changes_the_next_games_and_refuses_what_cannot_be():
+    env = ten_env.SoloEnv(jen_level=4)
+    env.set_jen_level(9)
+    env.reset(seed=0)
+    assert env.game.rules.jen_level == 9
+    with pytest.raises(ValueError, match="^jen_level must be None or an integer from 4 to 10, got 11$"):
+        env.set_jen_level(11)
+    assert env.rules.jen_level == 9
+    table = ten_env.SingleAgentEnv(Rules(num_players=2), opponents=[RandomAgent(0)])
+    with pytest.raises(ValueError, match="^set_jen_level: this env plays a normal game, not the solitaire game$"):
+        table.set_jen_level(5)
+    assert table.rules.jen_level is None
