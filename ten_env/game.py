@@ -56,6 +56,10 @@ MAX_COINS = 10
 BUST_LIMIT = 10  # a net total or currency total above this busts
 MAX_BUY_PRICE = 9  # a market card costs its number
 
+PHASES = ("draw", "auction", "buy", "bust", "final_buy", "pay", "over")
+BUY_PHASES = ("buy", "bust", "final_buy")  # the phases in which a market card may be bought
+JEN_SEAT = 1  # in the solitaire game: seat 0 is the person, seat 1 is JEN
+
 
 def bust_by(net_total: int, currency_total: int, card: int) -> str | None:
     """The total that drawing ``card`` onto a tableau with these totals takes above
@@ -66,10 +70,6 @@ def bust_by(net_total: int, currency_total: int, card: int) -> str | None:
     if value < 0:
         return "currency" if currency_total - value > BUST_LIMIT else None
     return "numbers" if value and net_total + value > BUST_LIMIT else None
-
-PHASES = ("draw", "auction", "buy", "bust", "final_buy", "pay", "over")
-BUY_PHASES = ("buy", "bust", "final_buy")  # the phases in which a market card may be bought
-JEN_SEAT = 1  # in the solitaire game: seat 0 is the person, seat 1 is JEN
 
 
 class Game:
