@@ -433,8 +433,8 @@ def _turns(before: Game, after: Game, out: list, labels: list[str]) -> None:
 def result(game: Game, labels: list[str]) -> dict:
     """The ``game_over`` event: scores, winners, and how a tie at the top was broken."""
     scores, winners = game.scores(), game.winners()
-    money = [game.standing(s)[1] for s in range(game.num_players)]
-    cards = [-game.standing(s)[2] for s in range(game.num_players)]
+    standings = [game.standing(s) for s in range(game.num_players)]
+    money, cards = [m for _, m, _ in standings], [-c for _, _, c in standings]
     top = max(scores)
     tied = [s for s in range(game.num_players) if scores[s] == top]
     tie_break = None
