@@ -128,6 +128,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import observation as O
+from .actions import num_actions
 from .game import Game, score_margin
 from .render import render
 from .rules import Rules
@@ -348,7 +349,7 @@ class raw_env(AECEnv, EzPickle):
         self.agents = self.possible_agents[:]
         self.game: Game | None = None
         low, high = O.space_bounds()
-        n_actions = Game(self.rules, seed=0).num_actions
+        n_actions = num_actions(self.rules.max_bid)
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(

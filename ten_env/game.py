@@ -72,6 +72,16 @@ def bust_by(net_total: int, currency_total: int, card: int) -> str | None:
     return "numbers" if value and net_total + value > BUST_LIMIT else None
 
 
+def stacked_deck(deck) -> list[int]:
+    """The cards of a stacked deck given as card strings, top first (``ValueError`` if it is not one)."""
+    if isinstance(deck, str) or not hasattr(deck, "__iter__"):
+        raise ValueError("deck must be a list of card strings, top first, e.g. ['B3', '$2']")
+    order = [C.parse(card) for card in deck]
+    if not order:
+        raise ValueError("deck must hold at least one card")
+    return order
+
+
 class Game:
     """One game of TEN.
 
@@ -104,11 +114,7 @@ class Game:
             order = C.expand(in_play)
             random.Random(seed).shuffle(order)
         else:
-            if isinstance(deck, str) or not hasattr(deck, "__iter__"):
-                raise ValueError("deck must be a list of card strings, top first, e.g. ['B3', '$2']")
-            order = [C.parse(card) for card in deck]
-            if not order:
-                raise ValueError("deck must hold at least one card")
+            order = stacked_deck(deck)
         self._setup(rules)
         n = rules.num_players
         self.out_of_game = out_of_game

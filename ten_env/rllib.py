@@ -64,7 +64,8 @@ from gymnasium import spaces
 from . import observation as O
 from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed, check_start,
                   draw_start, final_rewards, with_jen_level)
-from .game import Game
+from .actions import num_actions
+from .game import Game, stacked_deck
 from .render import render
 from .rules import Rules
 
@@ -102,7 +103,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         self.reward = reward
         self.possible_agents = [f"player_{i}" for i in range(self.rules.num_agents)]
         self.agents = self.possible_agents[:]
-        self.num_actions = Game(self.rules, seed=0).num_actions
+        self.num_actions = num_actions(self.rules.max_bid)
         low, high = O.space_bounds()
         space = spaces.Dict({
             "observations": spaces.Box(low=low, high=high, dtype=np.float32),
@@ -119,7 +120,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         deck = check_reset_options(options)
         if deck is not None:
-            Game(self.rules, deck=deck)  # a bad deck raises here, before anything changes
+            stacked_deck(deck)  # a bad deck raises here, before anything changes
         if check_seed(seed) is not None:
             self._rng = np.random.default_rng(seed)
         while True:

@@ -55,7 +55,8 @@ from gymnasium import spaces
 from . import observation as O
 from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_start, draw_start,
                   final_rewards, with_jen_level)
-from .game import Game
+from .actions import num_actions
+from .game import Game, stacked_deck
 from .render import render
 from .rules import JEN_LEVELS, Rules
 
@@ -124,7 +125,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.start = check_start(start, self.rules)
         self.render_mode = check_render_mode(render_mode)
         self.fixed_seat, self.reward, self.illegal = seat, reward, illegal
-        self.num_actions = Game(self.rules, seed=0).num_actions
+        self.num_actions = num_actions(self.rules.max_bid)
         low, high = O.space_bounds()
         self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(self.num_actions)
@@ -137,7 +138,7 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         deck = check_reset_options(options)
         if deck is not None:
-            Game(self.rules, deck=deck)  # a bad deck raises here, before anything changes
+            stacked_deck(deck)  # a bad deck raises here, before anything changes
         super().reset(seed=seed)
         for agent in self.opponent_agents:
             if hasattr(agent, "reset"):  # e.g. to pick a new policy from a pool for this game
