@@ -296,9 +296,12 @@ def test_the_readme_rllib_example_trains_with_masks(ray_session):
         train_batch_size_per_learner=400, minibatch_size=200, num_epochs=1)
     assert config.is_multi_agent and config.env_config == {"num_players": 4, "bust_buy": True}
     scope["config"] = config
-    exec("algo = " + run.replace("print(", "result = ("), scope)
-    algo, result = scope["algo"], scope["result"]
-    try:
+    build, train = ("algo = " + run).split("\n", 1)
+    exec(build, scope)
+    algo = scope["algo"]
+    try:  # stopped whatever fails from here, so a failure leaves no Ray actors behind
+        exec(train.replace("print(", "result = ("), scope)
+        result = scope["result"]
         assert np.isfinite(result)  # the mean return of the games the iteration finished
         episodes = algo.env_runner.sample(num_episodes=2, random_actions=False)
         finished = [e for e in episodes if e.is_done]
