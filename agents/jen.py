@@ -16,7 +16,7 @@ import numpy as np
 
 from ten_env import jen, payment
 from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
-from ten_env.rules import JEN_LEVELS
+from ten_env.rules import JEN_LEVELS, first_bidder
 
 from .base import Agent, hand_counts, snapshot_of, wealth
 
@@ -43,7 +43,7 @@ class JenAgent(Agent):
             level=self.level,
             net_total=snapshot["net_total"],
             can_draw=snapshot["deck_size"] > 0,
-            first_to_bid=jen.first_to_bid(seat, snapshot["active_player"], n),
+            first_to_bid=first_bidder(snapshot["active_player"], n) == seat,
             rival_wealth=max(wealth(p, solitaire) for s, p in enumerate(players) if s != seat),
             own_wealth=wealth(players[seat], solitaire),
             high_bid=auction.get("high_bid", 0),

@@ -47,7 +47,7 @@ from .actions import (
 )
 from .deck import load as load_deck
 from .payment import BUST_TOKEN_VALUE
-from .rules import Rules
+from .rules import Rules, first_bidder
 from .scoring import hand_score
 from .snapshot import LazySnapshot
 
@@ -637,7 +637,7 @@ class Game:
         self.auction_card = card
         self.high_bid, self.high_bidder = 0, None
         self.bids_left = self.num_players
-        self.decider = (self.active_player + 1) % self.num_players
+        self.decider = first_bidder(self.active_player, self.num_players)
 
     def _auction_legal(self) -> list[int]:
         seat = self.decider
@@ -780,7 +780,7 @@ class Game:
             level=self.rules.jen_level,
             net_total=self.net_total,
             can_draw=bool(self.deck),
-            first_to_bid=jen.first_to_bid(JEN_SEAT, self.active_player, self.num_players),
+            first_to_bid=first_bidder(self.active_player, self.num_players) == JEN_SEAT,
             rival_wealth=self.wealth(1 - JEN_SEAT, duplicates_only=True) if auction else 0,
             own_wealth=self.wealth(JEN_SEAT, duplicates_only=True) if auction else 0,
             high_bid=self.high_bid,

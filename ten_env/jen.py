@@ -57,8 +57,3 @@ def decide(view: JenView) -> int:
             return PASS
         return BID_BASE + bid
     return PASS  # she never buys
-
-
-def first_to_bid(seat: int, active_player: int, num_players: int) -> bool:
-    """Whether ``seat`` opens the auction: bidding starts left of the active player."""
-    return seat == (active_player + 1) % num_players

@@ -76,6 +76,11 @@ class Rules:
         return tuple(f.name for f in fields(cls))
 
 
+def first_bidder(active_player: int, num_players: int) -> int:
+    """The seat that opens an auction: the one to the active player's left."""
+    return (active_player + 1) % num_players
+
+
 def _check(value, kind, field, allowed, values=None):
     # bool is an int in Python; a count given as True is a mistake, not a 1.
     ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
