@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import cards as C
-from .scoring import _BEST_RUN, _masks, best_layout, score_counts, used_in_best
+from .scoring import best_layout, colour_losses, score_counts, used_in_best
 
 BUST_TOKEN_VALUE = 3
 
@@ -161,21 +161,8 @@ def _free_end(lo: int, hi: int, mask: int, wild_bits: int) -> bool:
 
 def _least_loss_by_colour(hand, candidates) -> int:
     """:func:`least_loss` when no wildcard is shared between colours: each colour on its own."""
-    masks = _masks(hand)
-    free = hand[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
     best, best_loss = None, None
-    for card in candidates:
-        if card < C.NUM_NUMBER_CARDS:
-            colour = card // 9
-            if hand[card] > 1:
-                loss = 0
-            else:
-                row = _BEST_RUN[min(free[colour], 9)]
-                loss = row[masks[colour]] - row[masks[colour] & ~(1 << card % 9)]
-        else:  # a colour wildcard
-            colour = card - C.FIRST_COLOUR_WILD
-            mask, f = masks[colour], free[colour]
-            loss = _BEST_RUN[min(f, 9)][mask] - _BEST_RUN[min(f - 1, 9)][mask]
+    for card, loss in colour_losses(hand, candidates):
         if best is None or loss < best_loss:
             best, best_loss = card, loss
             if not loss:

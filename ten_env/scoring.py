@@ -225,6 +225,29 @@ def gains(counts) -> list[int]:
     return out
 
 
+def colour_losses(counts, cards):
+    """For each of ``cards`` (number cards and colour wildcards), ``(card, loss)``: what the
+    score of ``counts`` loses when one copy of it is given up, yielded one at a time.
+
+    Only for collections without numbered or super wildcards, where each colour scores on its
+    own: a duplicate loses nothing, a number only its colour's run, a colour wildcard one filler.
+    """
+    masks = _masks(counts)
+    free = counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
+    for card in cards:
+        if card < C.NUM_NUMBER_CARDS:
+            colour = card // 9
+            if counts[card] > 1:
+                yield card, 0
+                continue
+            row = _BEST_RUN[min(free[colour], 9)]
+            yield card, row[masks[colour]] - row[masks[colour] & ~_BIT[card]]
+        else:
+            colour = card - C.FIRST_COLOUR_WILD
+            mask, f = masks[colour], free[colour]
+            yield card, _BEST_RUN[min(f, 9)][mask] - _BEST_RUN[min(f - 1, 9)][mask]
+
+
 _hand_scores: dict = {}
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from ten_env import cards as C
 from ten_env import score
-from ten_env.scoring import gains
+from ten_env.scoring import colour_losses, gains
 
 COLOURS = "BGOP"
 NUMBER_CARDS = [c + str(n) for c in COLOURS for n in range(1, 10)]
@@ -169,6 +169,29 @@ def test_gains_are_what_one_more_card_adds_to_the_score():
         before = score(cards)
         assert gains(counts) == [score(cards + [C.name(card)]) - before for card in range(C.NUM_OWNABLE)], cards
     assert kinds == {"none", "one each", "copies"}
+
+
+def test_colour_losses_are_what_giving_up_one_copy_costs():
+    # Against score() on collections with no numbered or super wildcard (the only ones it takes),
+    # for every number card and colour wildcard held; then the rulebook-sized case by hand.
+    rng = random.Random(31)
+    for _ in range(1000):
+        cards = [c for c in _random_collection(rng) if c not in NUMBERED_WILDS + [SUPER_WILD]]
+        cards += [rng.choice(COLOUR_WILDS) for _ in range(rng.randint(0, 2))]
+        counts = [0] * C.NUM_CARD_TYPES
+        for card in cards:
+            counts[C.parse(card)] += 1
+        held = [c for c in range(C.SUPER_WILD) if counts[c] and not C.FIRST_NUMBERED_WILD <= c < C.FIRST_COLOUR_WILD]
+        before = score(cards)
+        for card, loss in colour_losses(counts, held):
+            rest = cards[:]
+            rest.remove(C.name(card))
+            assert loss == before - score(rest), (cards, C.name(card))
+    counts = [0] * C.NUM_CARD_TYPES
+    for card in ["B1", "B2", "B2", "B3", "B5", "B#"]:
+        counts[C.parse(card)] += 1
+    assert dict((C.name(c), loss) for c, loss in colour_losses(counts, [C.parse(x) for x in ["B1", "B2", "B5", "B#"]])) \
+        == {"B1": 1, "B2": 0, "B5": 1, "B#": 2}  # 1-5 with B# as 4; without B#, 1-3
 
 
 def test_score_is_order_independent_and_accepts_ids():
