@@ -8,6 +8,8 @@ or card until the price is met.
 """
 
 
+import pytest
+
 from stacked import legal, new_game, play, player
 
 
@@ -79,6 +81,20 @@ def test_auto_payment_token_with_least_waste():
     assert player(game, 0)["cards"] == ["B5", "P1", "W1"]  # no card spent
 
 
+def test_auto_payment_spends_as_few_tokens_as_possible():
+    """Holding 5 coins and two tokens, a price of 7 takes one token and 4 coins, not two tokens
+    and a coin: as few tokens as possible, coins alongside to waste nothing."""
+    game = new_game(["B9", "B7", "G1", "O9", "O3", "G2", "P1", "P2", "P3"])
+    play(game, "draw")  # seat 0 busts on B7: a token; B7 B9 in the market
+    play(game, "stop_numbers")  # seat 1 takes G1 (nothing it can afford)
+    play(game, "draw")  # seat 0 busts on O3: a second token
+    play(game, "stop_numbers", "pass")  # seat 1 takes G2
+    play(game, "stop_numbers")  # seat 0 takes P1
+    assert player(game, 0) == {"coins": 5, "bust_tokens": 2, "cards": ["P1"], "score": 1}
+    game.act("buy_B7")
+    assert player(game, 0) == {"coins": 1, "bust_tokens": 1, "cards": ["B7", "P1"], "score": 2}
+
+
 def test_auto_payment_token_gives_no_change():
     """A bust token spent on a price below 3 is spent whole: no coins come back; cards stay."""
     game = new_game(["B9", "B5", "W1", "G2", "$1", "P1", "P2", "P3"])
@@ -98,22 +114,20 @@ def test_auto_payment_counts_cards_at_one_each():
     play(game, "draw", "stop_numbers")  # seat 0 takes B1 B2
     play(game, "draw", "stop_currency")  # seat 1: O7 to the market
     play(game, "stop_numbers", "buy_O7")  # seat 0 takes G3: 5 coins + 3 cards
-    snap = player(game, 0)
-    assert snap["coins"] == 0 and snap["cards"].count("O7") == 1
-    assert len(snap["cards"]) == 2  # two of B1 B2 G3 went, one card each
-    assert snap["score"] == 2
+    # with O7 in hand every card scores and each costs a point: the lowest goes, then the next
+    assert player(game, 0) == {"coins": 0, "bust_tokens": 0, "cards": ["G3", "O7"], "score": 2}
+    assert game.snapshot()["discard"] == ["B1", "B2", "$1"]
 
 
 def test_auto_payment_spends_cards_judged_with_incoming_card():
-    """Cards are chosen with the bought card counted: B5 and B7 join B6, so B1 or B2 goes."""
+    """Cards are chosen with the bought card counted: B5 and B7 join B6, so B1 and B2 score
+    nothing and the lower, B1, goes."""
     game = new_game(["B1", "B2", "B5", "B6", "$1", "B7", "P1", "P2", "P3"])
     play(game, "draw", "draw", "stop_numbers")  # seat 0 takes B1 B2 B5
     play(game, "draw", "stop_currency")  # seat 1: B6 to the market
     play(game, "stop_numbers", "buy_B6")  # seat 0 takes B7, buys B6 for 5 coins + 1 card
-    snap = player(game, 0)
-    assert snap["coins"] == 0
-    assert {"B5", "B6", "B7"} <= set(snap["cards"]) and len(snap["cards"]) == 4
-    assert snap["score"] == 3
+    assert player(game, 0) == {"coins": 0, "bust_tokens": 0, "cards": ["B2", "B5", "B6", "B7"], "score": 3}
+    assert game.snapshot()["discard"] == ["B1", "$1"]
 
 
 def test_auto_payment_spends_an_unused_number_before_an_unused_wildcard():
@@ -128,6 +142,23 @@ def test_auto_payment_spends_an_unused_number_before_an_unused_wildcard():
     b5, w9, g2 = C.parse("B5"), C.parse("W9"), C.parse("G2")
     assert payment.automatic(hand, 0, 0, 1, g2) == payment.Payment(0, 0, (b5,))
     assert payment.automatic(hand, 0, 0, 2, g2) == payment.Payment(0, 0, (b5, w9))
+
+
+def test_auto_payment_at_the_table_spends_the_idle_number_not_the_idle_wildcard():
+    """The same rule played out: seat 0 holds B1-B3, B5, G1, O1, P3 and W9 with no coins and buys
+    P1 for 1. B5 and W9 score nothing (every colour already has a run that a 9 does not touch);
+    B5 goes."""
+    game = new_game(["B1", "W9", "B2", "B3", "P1", "$1", "B5", "G1", "O1", "P3", "G5", "G6", "G7"])
+    play(game, "draw", "pass", "bid_5")  # seat 0 wins W9 with all 5 coins
+    play(game, "draw", "draw", "stop_numbers")  # and takes B1 B2 B3
+    play(game, "draw", "stop_currency")  # seat 1: P1 to the market
+    play(game, "draw", "draw", "draw", "stop_numbers")  # seat 0 takes B5 G1 O1 P3
+    assert player(game, 0) == {"coins": 0, "bust_tokens": 0,
+                               "cards": ["B1", "B2", "B3", "B5", "G1", "O1", "P3", "W9"], "score": 6}
+    game.act("buy_P1")
+    assert player(game, 0) == {"coins": 0, "bust_tokens": 0,
+                               "cards": ["B1", "B2", "B3", "G1", "O1", "P1", "P3", "W9"], "score": 6}
+    assert game.snapshot()["discard"] == ["B5", "$1"]
 
 
 def test_auto_payment_spends_cards_greedily_one_by_one():
@@ -198,12 +229,23 @@ def test_manual_payment_token_overshoot_is_spent_whole():
     assert game.snapshot()["phase"] == "draw"
 
 
-def test_manual_payment_cannot_pay_for_an_unaffordable_buy():
-    """The payer can always finish: what a buyer may buy never exceeds what they can pay."""
-    game = _manual_buy_game()
+@pytest.mark.parametrize("first", ["cards", "coins"])
+def test_manual_payment_of_a_buy_that_takes_everything_can_finish(first):
+    """The payer can always finish: a buy that costs all the buyer has (5 coins and B1 B2 G3 for
+    O8) is paid in either order, to nothing left but the card bought. (A solitaire auction's
+    limit, duplicates only: test_solitaire_manual_payment_uses_only_duplicates.)"""
+    game = new_game(["B1", "B2", "O8", "$1", "G3", "P1", "P2", "P3"], payment="manual")
+    play(game, "draw", "stop_numbers")  # seat 0 takes B1 B2
+    play(game, "draw", "stop_currency")  # seat 1: O8 to the market
+    play(game, "stop_numbers")  # seat 0 takes G3: 5 coins and 3 cards, 8 in all
+    assert legal(game) == ["pass", "buy_O8"]
+    game.act("buy_O8")
+    assert legal(game) == ["pay_coin", "pay_B1", "pay_B2", "pay_G3"]
     while game.snapshot()["phase"] == "pay":
-        game.act(legal(game)[-1])  # cards first, then tokens, then coins
-    assert "B5" in player(game, 0)["cards"]
+        game.act(legal(game)[-1 if first == "cards" else 0])
+    assert player(game, 0) == {"coins": 0, "bust_tokens": 0, "cards": ["O8"], "score": 1}
+    assert game.snapshot()["discard"] == ["B1", "B2", "G3", "$1"]
+    assert (game.snapshot()["phase"], game.current_player) == ("draw", 1)
 
 
 def test_manual_payment_with_one_kind_of_money_is_forced():
@@ -247,10 +289,10 @@ def test_auto_payment_keeps_wildcard_copies_that_score():
     """Two copies of a colour wildcard can both sit in one run: neither is an idle duplicate,
     so a coin pays instead (the review's counterexample: a B# spent would cost a point)."""
     game = new_game(["B#", "B#", "B1", "B2", "B4", "G1", "$1", "O1", "P1", "P2", "P3"])
-    for action in ["pass", "bid_1", "pass", "bid_1", "draw", "draw", "stop_numbers", "draw",
-                   "stop_currency", "stop_numbers", "buy_G1"]:
-        if action in game.legal_action_names():  # a lone legal action is taken by the engine
-            game.act(action)
+    play(game, "pass", "bid_1", "pass", "bid_1")  # seat 0 wins both B# for 1 each
+    play(game, "draw", "draw", "stop_numbers")  # seat 0: B1 B2 B4
+    play(game, "draw", "stop_currency")  # seat 1: G1 to the market, 6 coins
+    play(game, "stop_numbers", "buy_G1")  # seat 0 takes O1 and buys G1 for 1
     me = player(game, 0)
     assert me["cards"] == ["B1", "B2", "B4", "G1", "O1", "B#", "B#"]
     assert me["score"] == 7 and me["coins"] == 2
