@@ -73,6 +73,17 @@ def test_jen_never_buys():
     assert jen_moves(game) == ["draw", "stop_numbers", "pass"]
 
 
+def test_jen_never_buys_in_the_final_buy_phase_either():
+    """At the end of the deck JEN passes her final buy though O1 costs 1 and she holds 5 coins."""
+    game = new_game(["O1", "$1", "G4", "B1"], level=4)
+    play(game, "draw", "stop_currency")  # the person: O1 to the market; JEN takes G4; the person B1, the last card
+    assert (game.snapshot()["phase"], game.current_player) == ("buy", 0)
+    game.act("pass")
+    assert (game.snapshot()["phase"], game.current_player) == ("final_buy", 0)
+    assert game.history[-1] == (1, game.action_id("pass"), True)  # her final buy, before the person's
+    assert jen(game) == {"coins": 5, "bust_tokens": 0, "cards": ["G4"], "score": 1}
+    assert game.snapshot()["market"] == ["O1"]
+
 def test_jen_does_not_bust_on_numbers():
     """JEN's net total may pass 10 without a bust; she stops as soon as she reaches her level."""
     game = new_game(["B1", "G9", "O9", "B2", "B3"], level=10)
@@ -104,6 +115,9 @@ def test_person_busting_variant_still_applies_in_solitaire():
     game.act("draw")
     assert game.snapshot()["phase"] == "bust"
     assert legal(game) == ["pass", "buy_O5"]
+    game.act("buy_O5")  # instead of the token; JEN then takes B1 B2, the last cards
+    assert person(game) == {"coins": 0, "bust_tokens": 0, "cards": ["O5"], "score": 1}
+    assert game.is_over and game.snapshot()["market"] == ["O9"]
 
 
 # ---------------------------------------------------------------- auctions
@@ -199,7 +213,7 @@ def test_jen_first_bid_is_at_least_5():
     play(game, "stop_numbers", "buy_O3")  # the person: 3 coins, B1 O3; JEN takes O4; W# revealed
     assert person(game)["coins"] == 3
     assert jen_moves(game)[-1] == "bid_5"
-    assert jen(game)["coins"] == 0 and "W#" in jen(game)["cards"]
+    assert jen(game) == {"coins": 0, "bust_tokens": 0, "cards": ["G4", "O4", "W#"], "score": 3}
 
 
 def test_jen_first_bid_limited_by_her_money():
@@ -273,9 +287,9 @@ def test_jen_pays_coins_then_tokens_then_duplicates():
     assert jen(game) == {"coins": 5, "bust_tokens": 1, "cards": ["G1", "G1", "G1"], "score": 1}
     play(game, "stop_numbers", "pass")  # the person takes B1; JEN reveals W#
     game.act("bid_8")  # all the person has: 5 coins + a token
-    assert "bid_9" in jen_moves(game)
+    assert jen_moves(game)[-4:] == ["bid_9", "draw", "stop_numbers", "pass"]  # outbids, then plays on
     assert jen(game) == {"coins": 0, "bust_tokens": 0, "cards": ["G1", "G1", "G4", "W#"], "score": 2}
-    assert "G1" in game.snapshot()["discard"]
+    assert game.snapshot()["discard"] == ["G1", "$1", "$5", "$5"]
 
 
 # ---------------------------------------------------------------- the end of the game
