@@ -82,12 +82,16 @@ def test_raw_env_rejects_an_illegal_action_and_changes_nothing():
     env = ten_env.raw_env(num_players=2)
     env.reset(seed=3, options={"deck": ["B3", "$2", "G4", "O5", "P6", "B7"]})
     before = env.game.clone()
+    seen = (env.agent_selection, dict(env.rewards), dict(env._cumulative_rewards),
+            dict(env.terminations), dict(env.truncations), repr(env.infos))
     with pytest.raises(ValueError, match=r"buy_G3.*draw phase.*legal: draw, stop_numbers"):
         env.step(env.unwrapped.action_id("buy_G3"))
     assert env.game == before
     with pytest.raises(ValueError, match="out of range"):
         env.step(500)
     assert env.game == before
+    assert (env.agent_selection, env.rewards, env._cumulative_rewards,
+            env.terminations, env.truncations, repr(env.infos)) == seen
 
 
 def test_wrapped_env_terminates_on_an_illegal_action():
@@ -171,16 +175,22 @@ def test_win_rewards_sum_sensibly():
 @pytest.mark.parametrize("kwargs", [dict(num_players=2), dict(num_players=4, reward="margin"),
                                     dict(jen_level=6), dict(jen_level=6, reward="margin"),
                                     dict(num_players=3, reward="outcome"), dict(jen_level=6, reward="outcome")])
-def test_rewards_stay_within_the_documented_bounds(kwargs):
-    seen = set()
+def test_rewards_are_the_documented_functions_of_the_final_scores(kwargs):
+    """win: 1 for a sole winner, 0 for a shared win, -1 for a loss (JEN's seat counts as a rival);
+    margin: (own score - best other score) / 20, cut to [-1, 1]; outcome: their mean."""
+    kind, seen = kwargs.get("reward", "win"), set()
     for seed in range(8):
-        finals = _play_randomly(ten_env.raw_env(**kwargs), seed)
+        env = ten_env.raw_env(**kwargs)
+        finals = _play_randomly(env, seed)
         assert set(finals) == {f"player_{i}" for i in range(kwargs.get("num_players", 1))}
-        for reward in finals.values():
-            if kwargs.get("reward") in ("margin", "outcome"):
-                assert -1.0 <= reward <= 1.0
-            else:
-                assert reward in (-1.0, 0.0, 1.0)
+        scores, winners = env.game.scores(), env.game.winners()
+        for agent, reward in finals.items():
+            seat = int(agent.split("_")[1])
+            win = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+            best_other = max(s for other, s in enumerate(scores) if other != seat)
+            margin = min(1.0, max(-1.0, (scores[seat] - best_other) / 20))
+            assert reward == pytest.approx({"win": win, "margin": margin, "outcome": (win + margin) / 2}[kind])
+            assert -1.0 <= reward <= 1.0
             seen.add(reward)
     if "num_players" in kwargs or "reward" in kwargs:
         assert len(seen) > 1
@@ -351,14 +361,16 @@ def test_observation_stays_in_bounds_in_the_bust_phase():
     assert np.all(obs >= low) and np.all(obs <= high)
 
 
-def test_reset_that_ends_the_game_delivers_rewards():
-    env = ten_env.raw_env(num_players=2)
-    env.reset(seed=0, options={"deck": ["$1"]})  # the only card is drawn by force: game over
+@pytest.mark.parametrize("start", [0, 1])
+def test_reset_that_ends_the_game_delivers_rewards(start):
+    """The only card, $1, is drawn by force and taken: 0 points each, and the extra coin wins."""
+    env = ten_env.raw_env(num_players=2, start=start)
+    env.reset(seed=0, options={"deck": ["$1"]})
     assert env.game.is_over and all(env.terminations.values())
-    winners = env.game.winners()
-    _, reward, *_ = env.last()
-    assert reward == (0.0 if len(winners) == 2 else (1.0 if 0 in winners else -1.0))
-    assert env.infos["player_0"]["scores"] == env.game.scores()
+    assert env.game.coins == ([6, 5] if start == 0 else [5, 6])
+    assert env.rewards == {f"player_{start}": 1.0, f"player_{1 - start}": -1.0}
+    assert env.last()[1] == env.rewards[env.agent_selection]
+    assert env.infos["player_0"]["scores"] == [0, 0] and env.infos["player_0"]["winners"] == [start]
 
 
 # ------------------------------------------------------------------ render modes, options, order
