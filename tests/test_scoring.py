@@ -136,8 +136,10 @@ def test_score_matches_brute_force_on_random_collections():
         cards = _random_collection(rng)
         expected = brute_score(cards)
         assert score(cards) == expected, cards
-        checked += 1
-    assert checked == 3000
+        kinds = {"wild": any(c in WILDS for c in cards), "duplicate": len(set(cards)) < len(cards),
+                 "currency": any(c in CURRENCY for c in cards)}
+        checked += all(kinds.values())
+    assert checked >= 100  # the generator does mix wildcards, duplicates and currency in one collection
 
 
 def test_score_matches_brute_force_on_wild_heavy_collections():
@@ -324,9 +326,8 @@ def test_currency_cards_are_accepted_and_add_nothing():
     "bad", ["B0", "X3", "b3", "$6", "", "B10", "W0", "#", "B 3", " B3", "B3 ", "$0", "3B", "WW"]
 )
 def test_malformed_card_string_raises_value_error_quoting_it(bad):
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError, match=rf"^malformed card {re.escape(repr(bad))}: {re.escape(C.GRAMMAR)}$"):
         score(["B1", bad, "B2"])
-    assert repr(bad) in str(info.value)
 
 
 @pytest.mark.parametrize("bad", [None, 55, -1, 3.0, True])

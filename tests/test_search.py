@@ -234,10 +234,19 @@ def test_the_rollout_policy_is_legal_and_ends_games():
             action = rollout_action(game)
             assert action in game.legal_actions()
             game.act(action)
-        value = outcome_value(game, 0)
-        assert -1.0 <= value <= 1.0
+        assert outcome_value(game, 0) == pytest.approx(_outcome(game, 0))
     game = Game(Rules(jen_level=7), seed=3)
-    assert -1.0 <= rollout(game, 0) <= 1.0 and game.is_over
+    value = rollout(game, 0)
+    assert game.is_over and value == pytest.approx(_outcome(game, 0))
+
+
+def _outcome(game, seat):
+    """(win + margin) / 2 from the final scores: win 1 alone, 0 shared, -1 lost; margin against
+    the best other score, over 20, cut to [-1, 1]."""
+    scores, winners = game.scores(), game.winners()
+    win = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+    margin = (scores[seat] - max(s for other, s in enumerate(scores) if other != seat)) / 20
+    return (win + min(1.0, max(-1.0, margin))) / 2
 
 
 @pytest.mark.parametrize("temperature", [1.0, 3.0])

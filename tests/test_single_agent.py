@@ -56,13 +56,10 @@ def test_solo_episode_ends_with_win_reward():
 
 
 def test_solo_episode_ends_with_outcome_reward():
-    from ten_env.env import final_rewards
-
     env = ten_env.SoloEnv(jen_level=5, reward="outcome")
     for seed in range(5):
         total, _, info = _finish(env, seed)
         margin = (info["scores"][0] - info["scores"][1]) / 20
-        assert total == pytest.approx(final_rewards(env.unwrapped.game, 0, "outcome"))
         assert total == pytest.approx((-1.0 + max(-1.0, margin)) / 2)  # random play never beats JEN 5
 
 
@@ -298,7 +295,7 @@ def test_make_vec_env_and_maskable_ppo():
     assert masks.shape == (4, 132) and masks.any(axis=1).all()
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0)
     model.learn(256)
-    assert model.num_timesteps >= 256
+    assert model.num_timesteps == 256  # one rollout of 64 steps in each of 4 envs
     venv.close()
 
 
