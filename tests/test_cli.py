@@ -106,6 +106,22 @@ def test_argument_errors_exit_with_status_2_in_one_line(capsys, argv):
     assert captured.out == "" and re.fullmatch(rf"{prog}: error: argument [^\n]+\n", captured.err), captured.err
 
 
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "heuristic", "--bogus"], "ten eval: error: unrecognized arguments: --bogus"),
+    (["demo", "--players", "3", "extra"], "ten demo: error: unrecognized arguments: extra"),
+    (["distill", "generate", "search", "--games", "1", "--seed", "0", "-o", "x", "--bogus"],
+     "ten distill generate: error: unrecognized arguments: --bogus"),
+    (["--bogus"], "ten: error: unrecognized arguments: --bogus"),
+])
+def test_an_unknown_argument_is_named_by_its_own_command(capsys, argv, message):
+    """The command that was given reports what it does not know, not the top parser."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert capsys.readouterr().err == message + "\n"
+
+
 def test_every_entry_point_says_a_usage_error_in_one_line():
     for module, args in (("train.cli", ["eval"]), ("train.evaluate", ["heuristic", "--games", "x"]),
                          ("train.league", ["heuristic", "random", "--games", "x"]), ("train", [])):

@@ -30,10 +30,19 @@ from .runner import interrupted_once
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose usage errors are one line, ``PROG: error: MESSAGE`` with
     status 2, as :func:`run_command` ends the other mistakes (argparse would print the usage
-    block first; ``--help`` still shows it). Its subcommands' parsers are of this class too."""
+    block first; ``--help`` still shows it). Its subcommands' parsers are of this class too, and
+    each refuses the arguments it does not know itself, so that ``ten eval x --bogus`` says
+    ``ten eval: error: unrecognized arguments: --bogus`` (argparse leaves them to the top
+    parser, ``ten: error: ...``); so ``parse_known_args`` never returns any."""
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def parse_known_args(self, args=None, namespace=None):
+        parsed, extra = super().parse_known_args(args, namespace)
+        if extra:
+            self.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed, extra
 
 
 def span(allowed: range) -> str:
