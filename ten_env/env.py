@@ -129,7 +129,7 @@ from pettingzoo.utils import wrappers
 
 from . import observation as O
 from .actions import num_actions
-from .game import Game, score_margin
+from .game import Game, deck_for, score_margin
 from .render import render
 from .rules import Rules
 
@@ -349,6 +349,7 @@ class raw_env(AECEnv, EzPickle):
         self.agents = self.possible_agents[:]
         self.game: Game | None = None
         low, high = O.space_bounds()
+        deck_for(self.rules)  # a deck file that cannot be used is refused here, not at the first reset
         n_actions = num_actions(self.rules.max_bid)
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
         self.observation_spaces = {

@@ -110,7 +110,7 @@ class Game:
         if deck is None:
             if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
                 raise ValueError(f"seed must be an int or None, got {seed!r}")
-            in_play, out_of_game = _deck_for(rules)
+            in_play, out_of_game = deck_for(rules)
             order = C.expand(in_play)
             random.Random(seed).shuffle(order)
         else:
@@ -850,7 +850,7 @@ def max_decisions(rules: Rules, cards=None) -> int:
     decision plus, with manual payment, up to 9 payments (a buy costs at most 9,
     each payment pays at least 1); per wildcard n bids, plus up to B payments.
     """
-    in_play = _deck_for(rules)[0] if cards is None else cards
+    in_play = deck_for(rules)[0] if cards is None else cards
     size, wild = sum(in_play), sum(in_play[C.NUM_NUMBER_CARDS : C.FIRST_CURRENCY])
     n = rules.num_players
     manual = rules.payment == "manual"
@@ -870,8 +870,9 @@ def _action_table(max_bid: int) -> tuple[tuple[str, ...], dict[str, int]]:
     return names, {name: i for i, name in enumerate(names)}
 
 
-def _deck_for(rules: Rules) -> tuple[list[int], list[int]]:
-    """(cards in play, cards out of the game) as counts per id, for the rules' player count."""
+def deck_for(rules: Rules) -> tuple[list[int], list[int]]:
+    """(cards in play, cards out of the game) as counts per id, for the rules' player count;
+    ``ValueError`` (a ``DeckFileError``) for a deck file that cannot be used."""
     spec = load_deck(rules.deck_file)
     in_play = spec.for_players(rules.num_players)
     return in_play, [a - b for a, b in zip(spec.full(), in_play)]

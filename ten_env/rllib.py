@@ -65,7 +65,7 @@ from . import observation as O
 from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed, check_start,
                   draw_start, final_rewards, with_jen_level)
 from .actions import num_actions
-from .game import Game, stacked_deck
+from .game import Game, deck_for, stacked_deck
 from .render import render
 from .rules import Rules
 
@@ -103,6 +103,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         self.reward = reward
         self.possible_agents = [f"player_{i}" for i in range(self.rules.num_agents)]
         self.agents = self.possible_agents[:]
+        deck_for(self.rules)  # a deck file that cannot be used is refused here, not at the first reset
         self.num_actions = num_actions(self.rules.max_bid)
         low, high = O.space_bounds()
         space = spaces.Dict({

@@ -56,7 +56,7 @@ from . import observation as O
 from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_start, draw_start,
                   final_rewards, with_jen_level)
 from .actions import num_actions
-from .game import Game, stacked_deck
+from .game import Game, deck_for, stacked_deck
 from .render import render
 from .rules import JEN_LEVELS, Rules
 
@@ -125,6 +125,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.start = check_start(start, self.rules)
         self.render_mode = check_render_mode(render_mode)
         self.fixed_seat, self.reward, self.illegal = seat, reward, illegal
+        deck_for(self.rules)  # a deck file that cannot be used is refused here, not at the first reset
         self.num_actions = num_actions(self.rules.max_bid)
         low, high = O.space_bounds()
         self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)

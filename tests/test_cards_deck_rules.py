@@ -243,6 +243,21 @@ def test_deck_file_errors_reach_game_as_value_error(tmp_path):
         Game(Rules(deck_file=path), seed=0)
 
 
+
+@pytest.mark.parametrize("make", ["aec", "solo", "single", "rllib"])
+def test_every_environment_refuses_a_bad_deck_file_when_made(tmp_path, make):
+    """Not at the first reset, far from the line that named the file."""
+    path = str(tmp_path / "missing.json")
+    builders = {
+        "aec": lambda: ten_env.raw_env(num_players=3, deck_file=path),
+        "solo": lambda: ten_env.SoloEnv(jen_level=6, deck_file=path),
+        "single": lambda: ten_env.SingleAgentEnv({"num_players": 2, "deck_file": path}, opponents=[lambda obs, info: 0]),
+        "rllib": lambda: __import__("ten_env.rllib", fromlist=["x"]).TenMultiAgentEnv({"deck_file": path}),
+    }
+    with pytest.raises(ValueError, match=rf"^deck file {re.escape(repr(path))} cannot be read: No such file or directory$"):
+        builders[make]()
+
+
 def test_game_uses_a_custom_deck_file(tmp_path):
     # Every currency card turned into a $1 (same counts per mark, so the totals hold).
     document = _bundled_document()
