@@ -242,6 +242,20 @@ def with_jen_level(rules: Rules, level: int) -> Rules:
     return dataclasses.replace(rules, jen_level=level)
 
 
+def spaces_for(rules: Rules) -> tuple[spaces.Box, spaces.Discrete, spaces.Box]:
+    """New observation, action and action-mask spaces for an env of ``rules``; every env
+    builds its spaces here, so all of them agree.
+
+    It reads the deck of ``rules`` first, so a deck file that cannot be used is refused
+    when an env is made, not at its first reset.
+    """
+    deck_for(rules)
+    low, high = O.space_bounds()
+    n_actions = num_actions(rules.max_bid)
+    return (spaces.Box(low=low, high=high, dtype=np.float32), spaces.Discrete(n_actions),
+            spaces.Box(low=0, high=1, shape=(n_actions,), dtype=np.int8))
+
+
 def check_seed(seed):
     """``seed`` as given to ``reset`` or an agent: ``None`` or a non-negative int; one-line errors."""
     if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
@@ -348,19 +362,11 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(seats)]
         self.agents = self.possible_agents[:]
         self.game: Game | None = None
-        low, high = O.space_bounds()
-        deck_for(self.rules)  # a deck file that cannot be used is refused here, not at the first reset
-        n_actions = num_actions(self.rules.max_bid)
-        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(low=low, high=high, dtype=np.float32),
-                    "action_mask": spaces.Box(low=0, high=1, shape=(n_actions,), dtype=np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
+        self.observation_spaces, self.action_spaces = {}, {}
+        for a in self.possible_agents:  # each seat its own space objects, each seeded on its own
+            observation, action, mask = spaces_for(self.rules)
+            self.observation_spaces[a] = spaces.Dict({"observation": observation, "action_mask": mask})
+            self.action_spaces[a] = action
         self._seed_rng = np.random.default_rng()
 
     # --------------------------------------------------------------- spaces and names

@@ -63,9 +63,8 @@ from gymnasium import spaces
 
 from . import observation as O
 from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed, check_start,
-                  draw_start, final_rewards, with_jen_level)
-from .actions import num_actions
-from .game import Game, deck_for, stacked_deck
+                  draw_start, final_rewards, spaces_for, with_jen_level)
+from .game import Game, stacked_deck
 from .render import render
 from .rules import Rules
 
@@ -103,13 +102,9 @@ class TenMultiAgentEnv(MultiAgentEnv):
         self.reward = reward
         self.possible_agents = [f"player_{i}" for i in range(self.rules.num_agents)]
         self.agents = self.possible_agents[:]
-        deck_for(self.rules)  # a deck file that cannot be used is refused here, not at the first reset
-        self.num_actions = num_actions(self.rules.max_bid)
-        low, high = O.space_bounds()
-        space = spaces.Dict({
-            "observations": spaces.Box(low=low, high=high, dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
-        })
+        observation, action, mask = spaces_for(self.rules)
+        self.num_actions = int(action.n)
+        space = spaces.Dict({"observations": observation, "action_mask": mask})
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self.game: Game | None = None

@@ -50,13 +50,11 @@ from typing import Callable, Sequence
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from . import observation as O
 from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_start, draw_start,
-                  final_rewards, with_jen_level)
-from .actions import num_actions
-from .game import Game, deck_for, stacked_deck
+                  final_rewards, spaces_for, with_jen_level)
+from .game import Game, stacked_deck
 from .render import render
 from .rules import JEN_LEVELS, Rules
 
@@ -125,11 +123,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.start = check_start(start, self.rules)
         self.render_mode = check_render_mode(render_mode)
         self.fixed_seat, self.reward, self.illegal = seat, reward, illegal
-        deck_for(self.rules)  # a deck file that cannot be used is refused here, not at the first reset
-        self.num_actions = num_actions(self.rules.max_bid)
-        low, high = O.space_bounds()
-        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        self.action_space = spaces.Discrete(self.num_actions)
+        self.observation_space, self.action_space, _ = spaces_for(self.rules)
+        self.num_actions = int(self.action_space.n)
         self.game: Game | None = None
         self.seat = 0 if seat is None else seat
         self._ended = False
