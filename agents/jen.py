@@ -16,7 +16,7 @@ import numpy as np
 
 from ten_env import jen, payment
 from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
-from ten_env.rules import JEN_LEVELS, first_bidder
+from ten_env.rules import JEN_LEVELS, Rules, first_bidder
 
 from .base import Agent, hand_counts, snapshot_of, wealth
 
@@ -34,8 +34,8 @@ class JenAgent(Agent):
     def view(self, snapshot: dict) -> jen.JenView:
         """What JEN looks at, read from a snapshot in which she is to act."""
         seat, n = snapshot["current_player"], snapshot["num_players"]
-        rules = snapshot["rules"]
-        solitaire = rules["jen_level"] is not None
+        rules = Rules(**snapshot["rules"])
+        duplicates_only = rules.auction_duplicates_only  # her wealth matters only in auctions
         players = snapshot["players"]
         auction = snapshot["auction"] or {}
         return jen.JenView(
@@ -44,11 +44,11 @@ class JenAgent(Agent):
             net_total=snapshot["net_total"],
             can_draw=snapshot["deck_size"] > 0,
             first_to_bid=first_bidder(snapshot["active_player"], n) == seat,
-            rival_wealth=max(wealth(p, solitaire) for s, p in enumerate(players) if s != seat),
-            own_wealth=wealth(players[seat], solitaire),
+            rival_wealth=max(wealth(p, duplicates_only) for s, p in enumerate(players) if s != seat),
+            own_wealth=wealth(players[seat], duplicates_only),
             high_bid=auction.get("high_bid", 0),
-            min_bid=snapshot["min_bid"],
-            max_bid=rules["max_bid"],
+            min_bid=rules.min_bid,
+            max_bid=rules.max_bid,
         )
 
     def act(self, observation: dict, info: dict) -> int:

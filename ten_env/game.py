@@ -642,7 +642,7 @@ class Game:
     def _auction_legal(self) -> list[int]:
         seat = self.decider
         low = max(self.rules.min_bid, self.high_bid + 1)
-        high = min(self.rules.max_bid, self.wealth(seat, duplicates_only=self.solitaire))
+        high = min(self.rules.max_bid, self.wealth(seat, duplicates_only=self.rules.auction_duplicates_only))
         return [PASS, *range(BID_BASE + low, BID_BASE + high + 1)]
 
     def _auction_move(self, action: int):
@@ -706,7 +706,7 @@ class Game:
     @property
     def pay_duplicates_only(self) -> bool:
         """Whether the payment now due may use only duplicate cards (solitaire auctions)."""
-        return self.solitaire and self.pay_for is not None and self.pay_for[0] == "auction"
+        return self.rules.auction_duplicates_only and self.pay_for is not None and self.pay_for[0] == "auction"
 
     def _charge(self, seat: int, price: int, purpose: tuple):
         """``seat`` owes ``price`` for ``purpose`` = (phase, card); collect it, then deliver."""
@@ -781,8 +781,8 @@ class Game:
             net_total=self.net_total,
             can_draw=bool(self.deck),
             first_to_bid=first_bidder(self.active_player, self.num_players) == JEN_SEAT,
-            rival_wealth=self.wealth(1 - JEN_SEAT, duplicates_only=True) if auction else 0,
-            own_wealth=self.wealth(JEN_SEAT, duplicates_only=True) if auction else 0,
+            rival_wealth=self.wealth(1 - JEN_SEAT, self.rules.auction_duplicates_only) if auction else 0,
+            own_wealth=self.wealth(JEN_SEAT, self.rules.auction_duplicates_only) if auction else 0,
             high_bid=self.high_bid,
             min_bid=self.rules.min_bid,
             max_bid=self.rules.max_bid,

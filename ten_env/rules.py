@@ -71,6 +71,12 @@ class Rules:
         """Lowest bid allowed: 5 in the solitaire game, else 1."""
         return 5 if self.solitaire else 1
 
+    @property
+    def auction_duplicates_only(self) -> bool:
+        """Whether only duplicate cards are money in an auction (what a bidder can bid and pay
+        with): in the solitaire game, where a player's last copy of a card is never spent."""
+        return self.solitaire
+
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
