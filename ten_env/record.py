@@ -47,7 +47,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-import tempfile
 from pathlib import Path
 
 from . import cards as C
@@ -468,29 +467,6 @@ def save_record(record: dict, path) -> Path:
     path = Path(path)
     try:
         path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
-    except OSError as exc:
-        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-    return path
-
-
-def check_writable(path, overwrite: bool = False, option: str = "") -> Path:
-    """``ValueError`` unless a file can be written at ``path`` (its folder exists and takes a new
-    file, it is not a folder, and it is not there already unless ``overwrite``, the command's
-    ``--overwrite``; ``option`` names where the path was given): checked before a game, so that
-    its record is not lost after it."""
-    if not str(path).strip():  # Path("") would be the current folder
-        raise ValueError("the file name is empty: give one such as game.json")
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{str(path)!r} is a folder: give a file name such as game.json")
-    if path.exists() and not overwrite:
-        raise ValueError(f"{str(path)!r} already exists: use --overwrite to replace it"
-                         f"{f', or another {option}' if option else ''}")
-    if not path.parent.is_dir():
-        raise ValueError(f"cannot write {str(path)!r}: the folder {str(path.parent)!r} does not exist")
-    try:
-        with tempfile.TemporaryFile(dir=path.parent):
-            pass
     except OSError as exc:
         raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     return path

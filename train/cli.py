@@ -28,11 +28,10 @@ import sys
 
 from agents.registry import NAMES_HELP
 from ten_env import Rules
-from ten_env.record import check_writable
 from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
 
 from .options import (OPPONENT_COUNTS, TABLE_HELP, Parser, add_eval_arguments, add_trust_argument, at_least,
-                      parse_opponents, real_number, run_command, span, within)
+                      check_writable, parse_opponents, real_number, run_command, span, within)
 
 
 def version() -> str:

@@ -3,7 +3,8 @@
 Argparse types (:func:`int_range`, :func:`at_least`, :func:`player_count`), the
 JEN levels and opponents as they are typed (:func:`parse_levels`,
 :func:`parse_opponents`), the rules options and the output folder of ``ten eval``
-(:func:`add_eval_arguments`, :func:`rules_from_args`, :func:`prepare_out_dir`).
+(:func:`add_eval_arguments`, :func:`rules_from_args`, :func:`prepare_out_dir`), and
+whether a file can be written before a game (:func:`check_writable`).
 Nothing here plays a game: the config checks and the ``ten`` parser use it
 without loading the evaluator. :class:`Parser` and :func:`run_command` are how every
 command ends: a mistake in the input is one line on stderr, never a traceback.
@@ -215,6 +216,29 @@ def rules_from_args(args) -> dict:
         "max_bid": getattr(args, "max_bid", defaults.max_bid),
         "deck_file": getattr(args, "deck_file", defaults.deck_file),
     }
+
+
+def check_writable(path, overwrite: bool = False, option: str = "") -> Path:
+    """``ValueError`` unless a file can be written at ``path`` (its folder exists and takes a new
+    file, it is not a folder, and it is not there already unless ``overwrite``, the command's
+    ``--overwrite``; ``option`` names where the path was given): checked before a game, so that
+    its record is not lost after it."""
+    if not str(path).strip():  # Path("") would be the current folder
+        raise ValueError("the file name is empty: give one such as game.json")
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{str(path)!r} is a folder: give a file name such as game.json")
+    if path.exists() and not overwrite:
+        raise ValueError(f"{str(path)!r} already exists: use --overwrite to replace it"
+                         f"{f', or another {option}' if option else ''}")
+    if not path.parent.is_dir():
+        raise ValueError(f"cannot write {str(path)!r}: the folder {str(path.parent)!r} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    return path
 
 
 def prepare_out_dir(out_dir, report: tuple[str, ...] = (), overwrite: bool = False,

@@ -27,10 +27,10 @@ import numpy as np
 
 from agents.tournament import player_view, seeded_games
 from ten_env import Rules
-from ten_env.record import Recorder, check_writable, save_record
+from ten_env.record import Recorder, save_record
 from ten_env.rules import PLAYER_COUNTS
 
-from .options import TRUST_HELP, at_least, span, within
+from .options import TRUST_HELP, at_least, check_writable, span, within
 
 
 def policy_note(agent, observation: dict, names) -> dict | None:

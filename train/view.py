@@ -20,7 +20,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ten_env.record import check_writable, load_record
+from ten_env.record import load_record
+
+from .options import check_writable
 
 PAGE = Path(__file__).parent / "web" / "page.html"
 GENERATOR = '<meta name="generator" content="ten-env">'  # in every page: one ten view may replace
