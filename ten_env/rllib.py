@@ -102,11 +102,11 @@ class TenMultiAgentEnv(MultiAgentEnv):
         self.reward = reward
         self.possible_agents = [f"player_{i}" for i in range(self.rules.num_agents)]
         self.agents = self.possible_agents[:]
-        observation, action, mask = spaces_for(self.rules)
-        self.num_actions = int(action.n)
+        observation, _, mask = spaces_for(self.rules)
         space = spaces.Dict({"observations": observation, "action_mask": mask})
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: spaces_for(self.rules)[1] for a in self.possible_agents}  # each its own
+        self.num_actions = int(self.action_spaces[self.possible_agents[0]].n)
         self.game: Game | None = None
         self._ended = False
         self._rng = np.random.default_rng()
