@@ -16,7 +16,7 @@ import numpy as np
 
 from ten_env import jen, payment
 from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
-from ten_env.rules import JEN_LEVELS, Rules, first_bidder
+from ten_env.rules import JEN_LEVELS, auction_duplicates_only, first_bidder
 
 from .base import Agent, hand_counts, snapshot_of, wealth
 
@@ -34,8 +34,7 @@ class JenAgent(Agent):
     def view(self, snapshot: dict) -> jen.JenView:
         """What JEN looks at, read from a snapshot in which she is to act."""
         seat, n = snapshot["current_player"], snapshot["num_players"]
-        rules = Rules(**snapshot["rules"])
-        duplicates_only = rules.auction_duplicates_only  # her wealth matters only in auctions
+        duplicates_only = auction_duplicates_only(snapshot["jen_level"])  # her wealth matters in auctions only
         players = snapshot["players"]
         auction = snapshot["auction"] or {}
         return jen.JenView(
@@ -47,8 +46,8 @@ class JenAgent(Agent):
             rival_wealth=max(wealth(p, duplicates_only) for s, p in enumerate(players) if s != seat),
             own_wealth=wealth(players[seat], duplicates_only),
             high_bid=auction.get("high_bid", 0),
-            min_bid=rules.min_bid,
-            max_bid=rules.max_bid,
+            min_bid=snapshot["min_bid"],
+            max_bid=snapshot["rules"]["max_bid"],
         )
 
     def act(self, observation: dict, info: dict) -> int:

@@ -73,13 +73,19 @@ class Rules:
 
     @property
     def auction_duplicates_only(self) -> bool:
-        """Whether only duplicate cards are money in an auction (what a bidder can bid and pay
-        with): in the solitaire game, where a player's last copy of a card is never spent."""
-        return self.solitaire
+        """Whether only duplicate cards are money in an auction: :func:`auction_duplicates_only`."""
+        return auction_duplicates_only(self.jen_level)
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
+
+
+def auction_duplicates_only(jen_level: int | None) -> bool:
+    """Whether only duplicate cards are money in an auction (what a bidder can bid and pay with):
+    in the solitaire game (a JEN level is set), where a player's last copy of a card is never spent.
+    A function of the level alone, so an agent can ask it of a snapshot without rebuilding ``Rules``."""
+    return jen_level is not None
 
 
 def first_bidder(active_player: int, num_players: int) -> int:
