@@ -1,4 +1,7 @@
 #!/bin/bash
+# Done: look 1 decided the test (B better, +2.4 points, +0.2 to +4.5), so tuned-j9 shipped as
+# agents/pretrained/ppo-jen-tuned-j9 and look 2 is not played. Kept as the record of how the runs
+# were played; B's path below is that of the worktree at ff817bd, where the file still is.
 # The test of tuned-j9 at JEN 9, as planned in docs/research.md (ff817bd, before any game):
 # `bash results/candidates/tuned-j9-test.sh 1` plays look 1's runs, `... 2` look 2's, from a
 # worktree frozen at the plan's commit, in the plan's order; each run's report is filed unread
