@@ -243,6 +243,11 @@ def test_deck_file_errors_reach_game_as_value_error(tmp_path):
         Game(Rules(deck_file=path), seed=0)
 
 
+def _rllib_env(config):
+    from ten_env.rllib import TenMultiAgentEnv  # imports Ray: only where it is used
+
+    return TenMultiAgentEnv(config)
+
 
 @pytest.mark.parametrize("make", ["aec", "solo", "single", "rllib"])
 def test_every_environment_refuses_a_bad_deck_file_when_made(tmp_path, make):
@@ -252,7 +257,7 @@ def test_every_environment_refuses_a_bad_deck_file_when_made(tmp_path, make):
         "aec": lambda: ten_env.raw_env(num_players=3, deck_file=path),
         "solo": lambda: ten_env.SoloEnv(jen_level=6, deck_file=path),
         "single": lambda: ten_env.SingleAgentEnv({"num_players": 2, "deck_file": path}, opponents=[lambda obs, info: 0]),
-        "rllib": lambda: __import__("ten_env.rllib", fromlist=["x"]).TenMultiAgentEnv({"deck_file": path}),
+        "rllib": lambda: _rllib_env({"deck_file": path}),
     }
     with pytest.raises(ValueError, match=rf"^deck file {re.escape(repr(path))} cannot be read: No such file or directory$"):
         builders[make]()

@@ -106,7 +106,6 @@ def test_argument_errors_exit_with_status_2_in_one_line(capsys, argv):
     assert captured.out == "" and re.fullmatch(rf"{prog}: error: argument [^\n]+\n", captured.err), captured.err
 
 
-
 @pytest.mark.parametrize("argv, message", [
     (["eval", "heuristic", "--bogus"], "ten eval: error: unrecognized arguments: --bogus"),
     (["demo", "--players", "3", "extra"], "ten demo: error: unrecognized arguments: extra"),
