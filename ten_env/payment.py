@@ -42,10 +42,12 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     """How automatic payment pays ``price`` for the card ``incoming``.
 
     Without giving up score where that is possible: idle duplicates first (every
-    extra copy of a number card; an extra wildcard only if no best arrangement
-    uses it), then coins, then bust tokens with the least waste, then cards one
-    by one: one that no best arrangement needs, else the one whose loss costs the
-    least score now. Every judgement is made with ``incoming`` already in hand.
+    extra copy of a number card; an extra wildcard only if the best arrangement
+    leaves it out), then coins, then bust tokens with the least waste, then cards
+    one by one: one that the best arrangement leaves out, else the one whose loss
+    costs the least score now. "The best arrangement" is the one
+    :func:`ten_env.scoring.used_in_best` counts, which RULES.md describes, when a
+    hand has several. Every judgement is made with ``incoming`` already in hand.
     With ``duplicates_only`` (solitaire auctions) a last copy is never spent, counted
     in ``hand`` as it was: a copy of ``incoming`` already held is not money either.
     The caller makes sure the player can pay.

@@ -144,6 +144,35 @@ def test_auto_payment_spends_an_unused_number_before_an_unused_wildcard():
     assert payment.automatic(hand, 0, 0, 2, g2) == payment.Payment(0, 0, (b5, w9))
 
 
+def _auto_pays(held, price, incoming):
+    """The cards automatic payment spends, by name, for a player with no coins or tokens."""
+    from ten_env import cards as C
+    from ten_env import payment
+
+    hand = [0] * C.NUM_OWNABLE
+    for card in held:
+        hand[C.parse(card)] += 1
+    paid = payment.automatic(hand, 0, 0, price, C.parse(incoming))
+    assert paid.coins == 0 and paid.bust_tokens == 0
+    return [C.name(card) for card in paid.cards]
+
+
+def test_auto_payment_keeps_the_lowest_of_equal_runs():
+    """B3 and B5 are blue runs of one each: either could go at no cost, and RULES.md fixes the
+    arrangement judged as the one with the lowest run, so B5 goes and B3 stays."""
+    assert _auto_pays(["B3", "B5"], 1, "G1") == ["B5"]
+    assert _auto_pays(["B3", "B5", "B7"], 2, "G1") == ["B5", "B7"]
+
+
+def test_auto_payment_gives_a_contested_wildcard_to_the_first_colour():
+    """W3 makes a run of three in blue (B2 B4) or in green (G2 G4), for the same total. The
+    arrangement judged gives it to blue, the first colour, and keeps G2, green's lowest run, so
+    G4 goes, although giving W3 to green would let B2 go at no cost too. A second card costs a
+    point whichever goes, and the lowest such card, B2, goes."""
+    assert _auto_pays(["B2", "B4", "G2", "G4", "W3"], 1, "O1") == ["G4"]
+    assert _auto_pays(["B2", "B4", "G2", "G4", "W3"], 2, "O1") == ["G4", "B2"]
+
+
 def test_auto_payment_at_the_table_spends_the_idle_number_not_the_idle_wildcard():
     """The same rule played out: seat 0 holds B1-B3, B5, G1, O1, P3 and W9 with no coins and buys
     P1 for 1. B5 and W9 score nothing (every colour already has a run that a 9 does not touch);
