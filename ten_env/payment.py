@@ -43,9 +43,9 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
 
     Without giving up score where that is possible: idle duplicates first (every
     extra copy of a number card; an extra wildcard only if the best arrangement
-    leaves it out), then coins, then bust tokens with the least waste, then cards
-    one by one: one that the best arrangement leaves out, else the one whose loss
-    costs the least score now. "The best arrangement" is the one
+    leaves it out), then coins, then bust tokens with the least waste, then cards:
+    those the best arrangement leaves out, else the one whose loss costs the least
+    score now, the rest judged again on the hand that is left. "The best arrangement" is the one
     :func:`ten_env.scoring.used_in_best` counts, which RULES.md describes, when a
     hand has several. Every judgement is made with ``incoming`` already in hand.
     With ``duplicates_only`` (solitaire auctions) a last copy is never spent, counted

@@ -9,7 +9,9 @@ same coins, bust tokens and cards in every one, but 44.
 Those 44 are solitaire-auction payments of the random hands in which the card won
 was already held: the old engine spent the held copy, which RULES.md forbids (in a
 solitaire auction a last copy of the hand as it was is never spent; the bid limit
-and manual payment never counted it either). They are checked against that rule.
+and manual payment never counted it either). They are checked against that rule, and
+exactly against the payment written from RULES.md's words (tests/oracles.py), which is
+itself held to the recording on a sample of the others.
 """
 
 import gzip
@@ -21,6 +23,8 @@ import pytest
 
 from ten_env import cards as C
 from ten_env import payment
+
+from oracles import rules_payment
 
 CASES = json.loads(gzip.open(Path(__file__).parent / "data" / "auto_payment_cases.json.gz", "rt").read())["cases"]
 
@@ -69,3 +73,31 @@ def test_automatic_payment_spends_what_it_spent_before(part):
             wrong.append((case, got))
         assert hand == _counts(case["hand"]), "automatic() must not change the hand it is given"
     assert not wrong, f"{len(wrong)} payments differ, first: {wrong[0]}"
+
+
+def _rules_payment(case) -> dict:
+    return rules_payment(case["hand"], case["coins"], case["bust_tokens"], case["price"], case["incoming"],
+                         case["duplicates_only"])
+
+
+def test_the_44_pay_exactly_what_rules_md_words():
+    for case in [case for case in CASES if _spends_a_last_copy(case, case["spent"]["cards"])]:
+        paid = payment.automatic(_counts(case["hand"]), case["coins"], case["bust_tokens"], case["price"],
+                                 C.parse(case["incoming"]), case["duplicates_only"])
+        got = {"coins": paid.coins, "bust_tokens": paid.bust_tokens, "cards": sorted(C.NAMES[c] for c in paid.cards)}
+        assert got == _rules_payment(case), case
+
+
+@pytest.mark.parametrize("part", range(2))
+def test_rules_md_words_pay_what_the_recording_paid(part):
+    # The oracle of the test above is only as good as its reading of RULES.md: it must agree with
+    # the recording wherever the old engine kept the rule: on every third case that spends cards
+    # (where the choosing is) and every 21st of the others, half of them in each part.
+    checked = 0
+    for i, case in enumerate(CASES):
+        if _spends_a_last_copy(case, case["spent"]["cards"]) or i % (3 if case["spent"]["cards"] else 21) \
+                or i // 3 % 2 != part:
+            continue
+        assert _rules_payment(case) == dict(case["spent"], cards=sorted(case["spent"]["cards"])), case
+        checked += 1
+    assert checked > 1500

@@ -9,7 +9,6 @@ number in any colour. Currency cards are not part of any run.
 
 from __future__ import annotations
 
-import functools
 import random
 import re
 
@@ -18,6 +17,8 @@ import pytest
 from ten_env import cards as C
 from ten_env import score
 from ten_env.scoring import colour_losses, gains
+
+from oracles import rules_arrangement
 
 COLOURS = "BGOP"
 NUMBER_CARDS = [c + str(n) for c in COLOURS for n in range(1, 10)]
@@ -200,99 +201,10 @@ def test_colour_losses_are_what_giving_up_one_copy_costs():
 # ---------------------------------------------------------------- the arrangement automatic payment judges
 
 
-@functools.lru_cache(maxsize=None)
-def _run_with_fillers(bits: int, fillers: int) -> tuple[int, int]:
-    """(lo, hi), 0-based, of the lowest-numbered longest run of the numbers ``bits`` with ``fillers``
-    gaps to fill; (0, -1) for no run."""
-    best, where = 0, (0, -1)
-    for lo in range(9):
-        for hi in range(lo, 9):
-            gaps = sum(not bits >> n & 1 for n in range(lo, hi + 1))
-            if gaps <= fillers and hi - lo + 1 > best:
-                best, where = hi - lo + 1, (lo, hi)
-    return where
-
-
-def rules_arrangement(cards: list[str]) -> dict[str, int]:
-    """How many copies of each card the best arrangement of ``cards`` uses, fixed as RULES.md
-    ("Automatic payment") says when there are several: numbered and super wildcards handed out
-    colour by colour, each colour taking, of those left whose number it lacks, the set that
-    keeps the total best with the highest-numbered wildcard first, then as few super wildcards
-    as keep it best; each colour's lowest-numbered longest run, colour wildcards filling gaps
-    before super wildcards. The totals are searched here by brute force over those hand-outs."""
-    held, colour_wilds = [0, 0, 0, 0], [0, 0, 0, 0]
-    numbered, supers = [], 0
-    for card in cards:
-        if card in NUMBER_CARDS:
-            held[COLOURS.index(card[0])] |= 1 << (int(card[1]) - 1)
-        elif card in COLOUR_WILDS:
-            colour_wilds[COLOURS.index(card[0])] += 1
-        elif card == SUPER_WILD:
-            supers += 1
-        elif card in NUMBERED_WILDS:
-            numbered.append(int(card[1]))
-
-    def colour_score(colour, taken, t):
-        bits = held[colour] | sum({1 << (n - 1) for n in taken})
-        lo, hi = _run_with_fillers(bits, colour_wilds[colour] + t)
-        return 10 if hi - lo == 8 else hi - lo + 1
-
-    def choices(colour, left, supers_left):
-        """Every (wildcards taken, supers taken) open to ``colour``: sub-multisets of ``left``."""
-        useful = [n for n in left if not held[colour] >> (n - 1) & 1]
-        sets = {tuple(sorted((useful[i] for i in range(len(useful)) if pick >> i & 1), reverse=True))
-                for pick in range(1 << len(useful))}
-        return [(taken, t) for taken in sets for t in range(supers_left + 1)]
-
-    def rest(left, taken):
-        left = list(left)
-        for n in taken:
-            left.remove(n)
-        return tuple(left)
-
-    memo = {}
-
-    def best_from(colour, left, supers_left):
-        if colour == 4:
-            return 0
-        key = colour, left, supers_left
-        if key not in memo:
-            memo[key] = max(colour_score(colour, taken, t) + best_from(colour + 1, rest(left, taken), supers_left - t)
-                            for taken, t in choices(colour, left, supers_left))
-        return memo[key]
-
-    left, supers_left = tuple(sorted(numbered)), supers
-    total = best_from(0, left, supers_left)
-    assert total == score(cards), cards  # the hand-outs reach the best total (score() is held to brute_score above)
-    used: dict[str, int] = {}
-    for colour in range(4):
-        goal = best_from(colour, left, supers_left)
-        taken, t = max(((taken, t) for taken, t in choices(colour, left, supers_left)
-                        if colour_score(colour, taken, t) + best_from(colour + 1, rest(left, taken), supers_left - t)
-                        == goal), key=lambda choice: (choice[0], -choice[1]))
-        left, supers_left = rest(left, taken), supers_left - t
-        bits = sum({1 << (n - 1) for n in taken})
-        lo, hi = _run_with_fillers(held[colour] | bits, colour_wilds[colour] + t)
-        gaps = 0
-        for n in range(lo, hi + 1):
-            if held[colour] >> n & 1:
-                name = COLOURS[colour] + str(n + 1)
-            elif bits >> n & 1:
-                name = "W" + str(n + 1)
-            else:
-                gaps += 1
-                continue
-            used[name] = used.get(name, 0) + 1
-        for name, k in ((COLOUR_WILDS[colour], min(gaps, colour_wilds[colour])),
-                        (SUPER_WILD, gaps - min(gaps, colour_wilds[colour]))):
-            if k:
-                used[name] = used.get(name, 0) + k
-    return used
-
-
 def test_the_arrangement_payment_judges_is_the_one_rules_md_fixes():
     # used_in_best (which cards automatic payment may spend at no cost) against RULES.md's words,
-    # on hands with ties: equal runs, wildcards that could serve several colours, copies to share.
+    # (tests/oracles.py) on hands with ties: equal runs, wildcards that could serve several colours,
+    # copies to share.
     from ten_env.scoring import used_in_best
 
     assert rules_arrangement(["B3", "B5"]) == {"B3": 1}
