@@ -350,6 +350,53 @@ def test_the_curriculum_level_is_sent_again_each_iteration(ray_session, tmp_path
         algorithm.stop()
 
 
+class _NoRunnerCameBack:
+    """An algorithm whose first ``fails`` iterations sampled nothing, as RLlib's PPO reports one in
+    which no env runner came back (it returns early, untrained, and the count is NaN)."""
+
+    def __init__(self, algorithm, fails: int):
+        self.algorithm, self.fails, self.sampled = algorithm, fails, []
+
+    def __getattr__(self, name):
+        return getattr(self.algorithm, name)
+
+    def train(self):
+        if self.fails:
+            self.fails -= 1
+            return {"env_runners": {"num_env_steps_sampled": float("nan")}}
+        result = self.algorithm.train()
+        self.sampled.append(result["env_runners"]["num_env_steps_sampled"])
+        return result
+
+
+def test_an_iteration_that_sampled_nothing_is_skipped(ray_session, tmp_path):
+    """Under load a runner can crash or time out, and RLlib then reports the iteration's steps as
+    NaN: the run goes on (it once failed with "cannot convert float NaN to integer"), counting only
+    what was sampled; a run in which no runner ever comes back stops with a clear error."""
+    from train.config import load_config
+    from train.rllib_trainer import IDLE_ITERATIONS, _run, build_algorithm
+
+    class Writer:
+        def add_scalar(self, *args):
+            pass
+
+    config = load_config(tiny(tmp_path, "idle", opponents={"kind": "jen", "jen_level": 4},
+                              train={"total_steps": 400, "checkpoint_every": 10_000}, evaluation={"every": 0}))
+    algorithm = build_algorithm(config, 4)
+    try:
+        flaky = _NoRunnerCameBack(algorithm, fails=2)
+        steps = _run(config, flaky, tmp_path / "idle", {"timesteps": 0, "jen_level": 4, "checkpoint": None},
+                     Writer(), progress=False, verbose=0)
+        assert flaky.sampled and steps == sum(flaky.sampled) >= 400
+        dead = _NoRunnerCameBack(algorithm, fails=IDLE_ITERATIONS)
+        with pytest.raises(RuntimeError, match=f"no env runner returned any sample in {IDLE_ITERATIONS} iterations"):
+            _run(config, dead, tmp_path / "idle", {"timesteps": 0, "jen_level": 4, "checkpoint": None},
+                 Writer(), progress=False, verbose=0)
+        assert dead.sampled == []
+    finally:
+        algorithm.stop()
+
+
 def test_the_logged_return_is_the_learner_seats():
     from train.rllib_trainer import _log
 

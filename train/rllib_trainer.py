@@ -152,6 +152,7 @@ def _check_cpus(needed: int, cpus: int, where: str) -> None:
                          f"(0 samples in the trainer's process) or join a bigger cluster with --address")
 
 
+IDLE_ITERATIONS = 20  # iterations in a row with no sample from any runner before a run gives up
 HOW_TO_JOIN = ("start one with 'ray start --head' (see README, Running on a Ray cluster), or fix ray.address / "
                "--address, or leave both out to train on a local Ray")
 
@@ -343,13 +344,24 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
     bar = _progress_bar(total, steps) if progress else None
     started = time.perf_counter()
     start_steps = steps
+    idle = 0  # iterations in a row that sampled nothing
     try:
         while steps < total:
             if curriculum:  # again each iteration: a runner Ray restarted was built at the first level
                 set_jen_level(algorithm, state["jen_level"])
             result = algorithm.train()
             runners = result.get("env_runners", {})
-            steps += int(runners.get("num_env_steps_sampled", 0))
+            sampled = runners.get("num_env_steps_sampled", 0)
+            if not np.isfinite(sampled) or not sampled:
+                # RLlib's PPO returns early, having trained on nothing, when no runner came back
+                # (a runner crashed or timed out; Ray rebuilds it), and reports the count as NaN.
+                idle += 1
+                if idle >= IDLE_ITERATIONS:
+                    raise RuntimeError(f"no env runner returned any sample in {idle} iterations running: "
+                                       "see Ray's logs (a runner that keeps crashing, or too few CPUs)")
+                continue
+            idle = 0
+            steps += int(sampled)
             for level, won, margin, length in runners.get("ten", {}).get("games", []):
                 if level == state["jen_level"]:  # games begun before a climb are left out
                     results.append(float(won))
