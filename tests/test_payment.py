@@ -144,17 +144,23 @@ def test_auto_payment_spends_an_unused_number_before_an_unused_wildcard():
     assert payment.automatic(hand, 0, 0, 2, g2) == payment.Payment(0, 0, (b5, w9))
 
 
-def _auto_pays(held, price, incoming):
-    """The cards automatic payment spends, by name, for a player with no coins or tokens."""
+def _auto_pays(held, price, incoming, coins=0):
+    """The cards automatic payment spends, by name, and the coins, for a player without tokens."""
     from ten_env import cards as C
     from ten_env import payment
 
     hand = [0] * C.NUM_OWNABLE
     for card in held:
         hand[C.parse(card)] += 1
-    paid = payment.automatic(hand, 0, 0, price, C.parse(incoming))
-    assert paid.coins == 0 and paid.bust_tokens == 0
-    return [C.name(card) for card in paid.cards]
+    paid = payment.automatic(hand, coins, 0, price, C.parse(incoming))
+    assert paid.bust_tokens == 0
+    cards = [C.name(card) for card in paid.cards]
+    return (cards, paid.coins) if coins else cards
+
+
+def test_auto_payment_counts_the_card_bought_as_held():
+    """Buying a B5 already held makes the held copy an idle duplicate: it goes before any coin."""
+    assert _auto_pays(["B5"], 3, "B5", coins=3) == (["B5"], 2)
 
 
 def test_auto_payment_keeps_the_lowest_of_equal_runs():
@@ -171,6 +177,16 @@ def test_auto_payment_gives_a_contested_wildcard_to_the_first_colour():
     point whichever goes, and the lowest such card, B2, goes."""
     assert _auto_pays(["B2", "B4", "G2", "G4", "W3"], 1, "O1") == ["G4"]
     assert _auto_pays(["B2", "B4", "G2", "G4", "W3"], 2, "O1") == ["G4", "B2"]
+
+
+def test_auto_payment_judges_the_hand_again_after_the_left_out_cards():
+    """B2 B5 B6 G2 G3 G5 O5 P2 P3, buying W2 for 14 with 8 coins: 6 cards are due. Blue and green
+    hold a 2, so the best arrangement puts W2 in orange, whose lowest run it then is: B2, G5 and
+    O5 are left out and go together. The hand left is judged again, every card now costs a
+    point, and B5, B6 and G2 go, the lowest first. Judging again after each card would differ:
+    without B2, W2 moves to blue and O5 comes into use, and G3 would go instead of O5."""
+    assert _auto_pays(["B2", "B5", "B6", "G2", "G3", "G5", "O5", "P2", "P3"], 14, "W2", coins=8) \
+        == (["B2", "G5", "O5", "B5", "B6", "G2"], 8)
 
 
 def test_auto_payment_at_the_table_spends_the_idle_number_not_the_idle_wildcard():

@@ -372,7 +372,7 @@ class _NoRunnerCameBack:
 def test_an_iteration_that_sampled_nothing_is_skipped(ray_session, tmp_path):
     """Under load a runner can crash or time out, and RLlib then reports the iteration's steps as
     NaN: the run goes on (it once failed with "cannot convert float NaN to integer"), counting only
-    what was sampled; a run in which no runner ever comes back stops with a clear error."""
+    what was sampled; a run in which no runner ever comes back stops with a clear error, saved."""
     from train.config import load_config
     from train.rllib_trainer import IDLE_ITERATIONS, _run, build_algorithm
 
@@ -393,6 +393,7 @@ def test_an_iteration_that_sampled_nothing_is_skipped(ray_session, tmp_path):
             _run(config, dead, tmp_path / "idle", {"timesteps": 0, "jen_level": 4, "checkpoint": None},
                  Writer(), progress=False, verbose=0)
         assert dead.sampled == []
+        assert json.loads((tmp_path / "idle" / "checkpoints" / "state.json").read_text())["timesteps"] == 0
     finally:
         algorithm.stop()
 

@@ -354,11 +354,14 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
             sampled = runners.get("num_env_steps_sampled", 0)
             if not np.isfinite(sampled) or not sampled:
                 # RLlib's PPO returns early, having trained on nothing, when no runner came back
-                # (a runner crashed or timed out; Ray rebuilds it), and reports the count as NaN.
+                # within sample_timeout_s (one crashed, which Ray restarts, or is too slow), and
+                # reports the count as NaN.
                 idle += 1
                 if idle >= IDLE_ITERATIONS:
-                    raise RuntimeError(f"no env runner returned any sample in {idle} iterations running: "
-                                       "see Ray's logs (a runner that keeps crashing, or too few CPUs)")
+                    save_checkpoint(config, algorithm, out_dir, state, steps)
+                    raise RuntimeError(f"no env runner returned any sample in {idle} iterations running, each "
+                                       "waiting up to RLlib's sample_timeout_s: see Ray's logs (a runner that keeps "
+                                       "crashing, or too few CPUs); the run is saved, for --resume")
                 continue
             idle = 0
             steps += int(sampled)
