@@ -1,7 +1,7 @@
 """Automatic payment written from RULES.md's words ("Automatic payment"), to hold the engine to them.
 
 Slow and plain on purpose: the arrangement is found by searching every hand-out of the shared
-wildcards, and each card is judged again after each card paid. ``score()`` gives the totals;
+wildcards, afresh for every judgement of the hand. ``score()`` gives the totals;
 tests/test_scoring.py holds it to a brute force of its own.
 """
 
