@@ -155,7 +155,7 @@ def _auto_pays(held, price, incoming, coins=0):
     paid = payment.automatic(hand, coins, 0, price, C.parse(incoming))
     assert paid.bust_tokens == 0
     cards = [C.name(card) for card in paid.cards]
-    return (cards, paid.coins) if coins else cards
+    return cards, paid.coins
 
 
 def test_auto_payment_counts_the_card_bought_as_held():
@@ -166,8 +166,8 @@ def test_auto_payment_counts_the_card_bought_as_held():
 def test_auto_payment_keeps_the_lowest_of_equal_runs():
     """B3 and B5 are blue runs of one each: either could go at no cost, and RULES.md fixes the
     arrangement judged as the one with the lowest run, so B5 goes and B3 stays."""
-    assert _auto_pays(["B3", "B5"], 1, "G1") == ["B5"]
-    assert _auto_pays(["B3", "B5", "B7"], 2, "G1") == ["B5", "B7"]
+    assert _auto_pays(["B3", "B5"], 1, "G1") == (["B5"], 0)
+    assert _auto_pays(["B3", "B5", "B7"], 2, "G1") == (["B5", "B7"], 0)
 
 
 def test_auto_payment_gives_a_contested_wildcard_to_the_first_colour():
@@ -175,8 +175,8 @@ def test_auto_payment_gives_a_contested_wildcard_to_the_first_colour():
     arrangement judged gives it to blue, the first colour, and keeps G2, green's lowest run, so
     G4 goes, although giving W3 to green would let B2 go at no cost too. A second card costs a
     point whichever goes, and the lowest such card, B2, goes."""
-    assert _auto_pays(["B2", "B4", "G2", "G4", "W3"], 1, "O1") == ["G4"]
-    assert _auto_pays(["B2", "B4", "G2", "G4", "W3"], 2, "O1") == ["G4", "B2"]
+    assert _auto_pays(["B2", "B4", "G2", "G4", "W3"], 1, "O1") == (["G4"], 0)
+    assert _auto_pays(["B2", "B4", "G2", "G4", "W3"], 2, "O1") == (["G4", "B2"], 0)
 
 
 def test_auto_payment_judges_the_hand_again_after_the_left_out_cards():
