@@ -327,25 +327,32 @@ def test_readme_test_commands_are_the_ones_ci_runs():
     assert any("rllib" in line for line in readme_commands)
 
 
-def test_the_curriculum_level_is_sent_again_each_iteration(ray_session, tmp_path):
-    """A runner that Ray restarts is rebuilt at the level the run started at: each iteration
-    sends the current level again."""
+def test_a_runner_ray_restarts_is_sent_the_current_level(ray_session, tmp_path):
+    """An env runner that dies is restarted by Ray from the build-time env_config, at the level
+    the run started at: RLlib's recreation callback sends it the current level before it samples."""
+    import os
+
     from train.config import load_config
-    from train.rllib_trainer import _run, build_algorithm
+    from train.rllib_trainer import build_algorithm, set_jen_level
 
-    class Writer:
-        def add_scalar(self, *args):
-            pass
-
-    config = load_config(tiny(tmp_path, "restart", opponents={"kind": "jen", "jen_level": 4, "curriculum": {}},
-                              train={"total_steps": 400, "checkpoint_every": 10_000}, evaluation={"every": 0}))
-    algorithm = build_algorithm(config, 4)  # as a restarted runner's envs: the build-time level
+    config = load_config(tiny(tmp_path, "restart", opponents={"kind": "jen", "jen_level": 4},
+                              ray={"num_env_runners": 1}))
+    algorithm = build_algorithm(config, 4)
     try:
-        state = {"timesteps": 0, "jen_level": 6, "checkpoint": None}
-        _run(config, algorithm, tmp_path / "restart", state, Writer(), progress=False, verbose=0)
-        levels = algorithm.env_runner_group.foreach_env_runner(
-            lambda runner: [env.unwrapped.rules.jen_level for env in runner.env.envs])
+        set_jen_level(algorithm, 6)
+        group = algorithm.env_runner_group
+        group.foreach_env_runner(lambda runner: os._exit(1), local_env_runner=False)  # the runner dies
+        assert group.num_healthy_remote_workers() == 0
+        games = []
+        for _ in range(20):  # until Ray has it back and it has played
+            games = algorithm.train().get("env_runners", {}).get("ten", {}).get("games", [])
+            if games:
+                break
+        assert group.num_healthy_remote_workers() == 1
+        levels = group.foreach_env_runner(lambda runner: [env.unwrapped.rules.jen_level for env in runner.env.envs],
+                                          local_env_runner=False)
         assert levels == [[6, 6]]
+        assert games and {level for level, *_ in games} == {6}
     finally:
         algorithm.stop()
 

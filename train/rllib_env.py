@@ -77,12 +77,36 @@ def map_agent(agent_id, episode, modules=(LEARNER,), **kwargs):
     return random.Random(f"{episode.id_}/{agent_id}").choice(modules)
 
 
+def send_jen_level(env_runner_group, level: int, runner_ids=None) -> None:
+    """The following games of every env on the runners ``runner_ids`` (all, if None) against
+    JEN at ``level``."""
+    def climb(runner):
+        if runner.env is not None:  # a local runner beside remote ones has no env
+            for env in runner.env.envs:
+                env.unwrapped.set_jen_level(level)
+
+    env_runner_group.foreach_env_runner(climb, remote_worker_ids=runner_ids,
+                                        local_env_runner=runner_ids is None)
+
+
 class TenCallbacks(RLlibCallback):
     """Each game's result for the learner: ``ten/games`` items ``(jen_level, won, margin,
     decisions)`` and ``ten/illegal_actions`` (a sum; the masked module keeps it at 0).
 
     ``episode`` is only the last chunk of a game that spanned several sample calls: the
-    learner's decisions are its whole game's, ``learner.t`` (not ``len``, the chunk's)."""
+    learner's decisions are its whole game's, ``learner.t`` (not ``len``, the chunk's).
+
+    On the driver it also holds the curriculum's level (``jen_level``, set by
+    :func:`train.rllib_trainer.set_jen_level`): an env runner that failed and that Ray
+    restarted is rebuilt from the build-time ``env_config``, so the level is sent to it again
+    as RLlib brings it back, before it samples."""
+
+    jen_level: int | None = None
+
+    def on_env_runners_recreated(self, *, algorithm, env_runner_group, env_runner_indices, is_evaluation,
+                                 **kwargs):
+        if self.jen_level is not None and not is_evaluation:
+            send_jen_level(env_runner_group, self.jen_level, list(env_runner_indices))
 
     def on_episode_end(self, *, episode, metrics_logger, **kwargs):
         learner = episode.agent_episodes.get(PLAYER)

@@ -26,10 +26,10 @@ What the config's keys mean here:
   agent with probability ``scripted_share``, otherwise the learner itself or one of
   ``pool_size`` frozen snapshots of it, all equally likely; a snapshot slot is
   overwritten with the learner every ``snapshot_every`` steps, the oldest first).
-  The learner always plays ``player_0``; who starts is drawn each game. The level
-  is sent to every runner before each iteration (a runner that failed and that Ray
-  restarted is rebuilt at the level the run started at); the window counts only the
-  games dealt at the current level.
+  The learner always plays ``player_0``; who starts is drawn each game. A new level
+  is sent to every runner at once, and again to any runner that failed and that Ray
+  restarted (it is rebuilt at the level the run started at), as RLlib brings it back
+  and before it samples; the window counts only the games dealt at the current level.
 - ``algorithm``: PPO's ``lr``, ``gamma``, ``lambda_``, ``clip_param``,
   ``entropy_coeff``, ``vf_loss_coeff``, ``grad_clip`` and ``num_epochs`` are
   ``learning_rate``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``,
@@ -205,7 +205,17 @@ def build_algorithm(config: Config, jen_level: int | None, timesteps: int = 0):
         .callbacks(TenCallbacks)
         .debugging(seed=train.seed + timesteps, log_level="ERROR")
     )
-    return ppo.build_algo()
+    algorithm = ppo.build_algo()
+    _ten_callbacks(algorithm).jen_level = jen_level  # what a runner Ray restarts is sent, should it change
+    return algorithm
+
+
+def _ten_callbacks(algorithm):
+    """The algorithm's :class:`train.rllib_env.TenCallbacks` (RLlib keeps a list of callback objects)."""
+    from .rllib_env import TenCallbacks
+
+    found = algorithm.callbacks if isinstance(algorithm.callbacks, list) else [algorithm.callbacks]
+    return next(c for c in found if isinstance(c, TenCallbacks))
 
 
 def copy_module(algorithm, source: str, targets: list[str]) -> None:
@@ -217,13 +227,12 @@ def copy_module(algorithm, source: str, targets: list[str]) -> None:
 
 
 def set_jen_level(algorithm, level: int) -> None:
-    """The following games of every env, on every runner, against JEN at ``level``."""
-    def climb(runner):
-        if runner.env is not None:  # a local runner beside remote ones has no env
-            for env in runner.env.envs:
-                env.unwrapped.set_jen_level(level)
+    """The following games of every env, on every runner, against JEN at ``level``; a runner
+    that Ray restarts later gets it too (:class:`train.rllib_env.TenCallbacks`)."""
+    from .rllib_env import send_jen_level
 
-    algorithm.env_runner_group.foreach_env_runner(climb)
+    _ten_callbacks(algorithm).jen_level = level
+    send_jen_level(algorithm.env_runner_group, level)
 
 
 # ---------------------------------------------------------------------------- checkpoints
@@ -347,8 +356,6 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
     idle = 0  # iterations in a row that sampled nothing
     try:
         while steps < total:
-            if curriculum:  # again each iteration: a runner Ray restarted was built at the first level
-                set_jen_level(algorithm, state["jen_level"])
             result = algorithm.train()
             runners = result.get("env_runners", {})
             sampled = runners.get("num_env_steps_sampled", 0)
