@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import cards as C
-from .scoring import best_layout, colour_losses, score_counts, used_in_best
+from .scoring import colour_losses, score_counts, used_in_best
 
 BUST_TOKEN_VALUE = 3
 
@@ -117,48 +117,19 @@ def least_loss(hand, spendable, before: int | None = None) -> int:
         return _least_loss_by_colour(hand, candidates)
     if before is None:
         before = score_counts(hand)
-    # With every card of a hand of at most 9 in the run (no complete colour), each
-    # loss is at least 1: fewer than 9 cards never score more than their number. Then
-    # the first card that a best arrangement can lose for exactly 1 is the answer.
-    every_card_scores = before == sum(hand) <= 9
-    where = best_layout(hand) if every_card_scores else None
+    # With every card of a hand of at most 9 in a run (no complete colour), each loss is at
+    # least 1: fewer than 9 cards never score more than their number.
+    floor = int(before == sum(hand) <= 9)
     best, best_loss = None, None
     for card in candidates:
-        if every_card_scores and _loses_one(card, where):
-            return card
         hand[card] -= 1
         loss = before - score_counts(hand)
         hand[card] += 1
         if best is None or loss < best_loss:
             best, best_loss = card, loss
-            if loss <= every_card_scores:
+            if loss <= floor:
                 break  # nothing costs less
     return best
-
-
-def _loses_one(card: int, where) -> bool:
-    """Whether the arrangement ``where`` (:func:`ten_env.scoring.best_layout`, every card in
-    a run) loses only one point without ``card``: its run gives up an end, or an end
-    filled by a colour or super wildcard, which then takes the card's place."""
-    if card < C.NUM_NUMBER_CARDS:
-        lo, hi, mask, wild_bits, _ = where[card // 9]
-        position = card % 9
-        return position in (lo, hi) or _free_end(lo, hi, mask, wild_bits)
-    if card < C.FIRST_COLOUR_WILD:
-        bit = 1 << (card - C.FIRST_NUMBERED_WILD)
-        return any(wild_bits & bit and (bit in (1 << lo, 1 << hi) or _free_end(lo, hi, mask, wild_bits))
-                   for lo, hi, mask, wild_bits, _ in where)
-    if card < C.SUPER_WILD:
-        return _free_end(*where[card - C.FIRST_COLOUR_WILD][:4])
-    return any(sup and _free_end(lo, hi, mask, wild_bits) for lo, hi, mask, wild_bits, sup in where)
-
-
-def _free_end(lo: int, hi: int, mask: int, wild_bits: int) -> bool:
-    """Whether an end of the run ``lo..hi`` is a gap filled by a colour or super wildcard."""
-    if lo > hi:
-        return False
-    held = mask | wild_bits
-    return not held >> lo & 1 or not held >> hi & 1
 
 
 def _least_loss_by_colour(hand, candidates) -> int:

@@ -197,9 +197,9 @@ def public_state(game: Game) -> dict:
 
 
 def scoring_runs(hand) -> list:
-    """Per colour (B, G, O, P), the run that scores in one best arrangement of ``hand``
-    (counts per card id): ``{"from": 3, "to": 6, "score": 4, "wild": {"5": "W5"}}``, the
-    wildcards placed by number; ``None`` for a colour without cards."""
+    """Per colour (B, G, O, P), the run that scores in ``hand`` (counts per card id), in the
+    best arrangement RULES.md fixes for automatic payment: ``{"from": 3, "to": 6, "score": 4,
+    "wild": {"5": "W5"}}``, the wildcards placed by number; ``None`` for a colour without cards."""
     runs = []
     for colour, (lo, hi, mask, wild_bits, _) in enumerate(best_layout(hand)):
         if lo > hi:

@@ -66,13 +66,12 @@ def score_counts(counts) -> int:
     numbered = counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]
     if not supers and not any(numbered):
         return sum(_BEST_RUN[min(f, 9)][m] for m, f in zip(masks, free))
-    return _shared_best(tuple(masks), tuple(free), tuple(numbered), supers)[0]
+    return _shared_best(tuple(masks), tuple(free), tuple(numbered), supers)
 
 
 @lru_cache(maxsize=65536)
-def _shared_best(masks, free, numbered, supers):
-    """(best total, per colour (numbered-wild bits, supers) of one best arrangement)
-    when numbered wildcards and super wildcards are shared between colours.
+def _shared_best(masks, free, numbered, supers) -> int:
+    """The best total when numbered wildcards and super wildcards are shared between colours.
 
     A numbered wildcard with a copy for every colour that lacks its number is
     given to all of them: there is nothing to share. Each other one (one copy,
@@ -93,51 +92,23 @@ def _shared_best(masks, free, numbered, supers):
             elif copies == 1:
                 items.append(bit)
             else:
-                return _arrange(masks, free, numbered, supers)
+                return _arrange(masks, free, numbered, supers)[0]
     if supers > 1:
-        return _arrange(masks, free, numbered, supers)
-    k = len(items)
-    if k + supers == 1:  # one item: it goes where it adds most
-        bit = items[0] if k else 0
-        rows = [_BEST_RUN[min(f + supers, 9)] for f in free]
+        return _arrange(masks, free, numbered, supers)[0]
+    if len(items) + supers == 1:  # one item: it goes where it adds most
+        bit = items[0] if items else 0
         base = [_BEST_RUN[min(f, 9)][m | g] for m, g, f in zip(masks, given, free)]
-        gains = [row[m | g | bit] - b for row, m, g, b in zip(rows, masks, given, base)]
-        where = gains.index(max(gains))
-        return sum(base) + gains[where], tuple(
-            (g | (bit if c == where else 0), supers if c == where else 0) for c, g in enumerate(given)
-        )
-    size = 1 << (k + supers)  # the super, if any, is the highest item
-    super_item = 1 << k if supers else 0
+        return sum(base) + max(_BEST_RUN[min(f + supers, 9)][m | g | bit] - b
+                               for m, g, f, b in zip(masks, given, free, base))
     covers = _covers(items)
-    # value[colour][subset]: that colour's best run with those items given to it
+    # value[colour][subset]: that colour's best run with those items given to it (the super,
+    # if any, is the highest item)
     value = [_colour_values(mask | extra, f, covers, supers) for mask, extra, f in zip(masks, given, free)]
-    covers = covers * 2 if supers else covers
-    # upto[c][have]: best total of colours 0..c sharing the items in `have`
-    upto = [value[0]]
+    upto = value[0]
     for colour in (1, 2):
-        upto.append(_merge(upto[-1], value[colour]))
-    # Walk back from colour 3 to find which items each colour took.
-    placed = [None] * 4
-    have = size - 1
-    total = None
-    for colour in (3, 2, 1):
-        mine, before = value[colour], upto[colour - 1]
-        top, choice, sub = -1, 0, have
-        while True:
-            here = before[have ^ sub] + mine[sub]
-            if here > top:
-                top, choice = here, sub
-            if not sub:
-                break
-            sub = (sub - 1) & have
-        if total is None:
-            total = top
-        placed[colour] = choice
-        have ^= choice
-    placed[0] = have
-    return total, tuple(
-        (given[c] | covers[sub], 1 if sub & super_item else 0) for c, sub in enumerate(placed)
-    )
+        upto = _merge(upto, value[colour])
+    everything = len(upto) - 1
+    return max(upto[everything ^ sub] + mine for sub, mine in enumerate(value[3]))
 
 
 def _covers(items: list[int]) -> list[int]:
@@ -292,22 +263,12 @@ def used_in_best(counts) -> list[int]:
 
 
 def best_layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
-    """Where some best arrangement of ``counts`` puts things: per colour ``(lo, hi, mask,
-    wild_bits, supers)``: the run's first and last position (0-8; ``lo > hi`` for no run),
-    the numbers held, the numbers filled by numbered wildcards, and the super wildcards
-    placed there. Not always the arrangement :func:`used_in_best` counts."""
-    masks = tuple(_masks(counts))
-    free = tuple(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD])
-    numbered = tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD])
-    supers = counts[C.SUPER_WILD]
-    if not supers and not any(numbered):
-        placed = ((0, 0),) * 4
-    else:
-        placed = _shared_best(masks, free, numbered, supers)[1]
-    return tuple(
-        (*_WINDOW[min(free[colour] + sup, 9)][masks[colour] | wild_bits], masks[colour], wild_bits, sup)
-        for colour, (wild_bits, sup) in enumerate(placed)
-    )
+    """Where the best arrangement that :func:`used_in_best` counts (the one RULES.md fixes for
+    automatic payment) puts things: per colour ``(lo, hi, mask, wild_bits, supers)``: the
+    run's first and last position (0-8; ``lo > hi`` for no run), the numbers held, the
+    numbers filled by numbered wildcards, and the super wildcards placed there."""
+    return _layout(tuple(_masks(counts)), tuple(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]),
+                   tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]), counts[C.SUPER_WILD])
 
 
 @lru_cache(maxsize=65536)
@@ -345,8 +306,8 @@ def _arrange(masks, free, numbered, supers):
     of the items still free that fill gaps of the colour are tried in decreasing
     order, then the supers in increasing order, and the first that reaches the
     best total of this colour and those after it is kept: that choice is the
-    arrangement :func:`used_in_best` counts (automatic payment spends the cards it
-    leaves out, so it never changes). The best totals of the colours still to
+    arrangement RULES.md fixes, which :func:`used_in_best` counts (automatic payment
+    spends the cards it leaves out, so it never changes) and :func:`best_layout` shows. The best totals of the colours still to
     come are tables built from the last colour back.
     """
     items = [n for n in range(9) for _ in range(numbered[n])]

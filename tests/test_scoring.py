@@ -201,6 +201,17 @@ def test_colour_losses_are_what_giving_up_one_copy_costs():
 # ---------------------------------------------------------------- the arrangement automatic payment judges
 
 
+def _tied_hand(rng, extra_wilds):
+    """A random collection with ``extra_wilds`` more wildcards, which could serve several colours
+    (so best arrangements tie): its cards, and its counts per card id."""
+    cards = _random_collection(rng)
+    cards += [rng.choice(NUMBERED_WILDS[2:6] + COLOUR_WILDS + [SUPER_WILD]) for _ in range(extra_wilds)]
+    counts = [0] * C.NUM_CARD_TYPES
+    for card in cards:
+        counts[C.parse(card)] += 1
+    return cards, counts
+
+
 def test_the_arrangement_payment_judges_is_the_one_rules_md_fixes():
     # used_in_best (which cards automatic payment may spend at no cost) against RULES.md's words,
     # (tests/oracles.py) on hands with ties: equal runs, wildcards that could serve several colours,
@@ -212,16 +223,32 @@ def test_the_arrangement_payment_judges_is_the_one_rules_md_fixes():
     rng = random.Random(41)
     paths = set()
     for i in range(600):
-        cards = _random_collection(rng)
-        cards += [rng.choice(NUMBERED_WILDS[2:6] + COLOUR_WILDS + [SUPER_WILD]) for _ in range(i % 4)]
-        counts = [0] * C.NUM_CARD_TYPES
-        for card in cards:
-            counts[C.parse(card)] += 1
+        cards, counts = _tied_hand(rng, extra_wilds=i % 4)
         shared = [counts[C.parse(w)] for w in NUMBERED_WILDS + [SUPER_WILD]]
         paths.add("copies" if max(shared) > 1 else "one each" if any(shared) else "none")
         engine = {C.name(card): k for card, k in enumerate(used_in_best(counts)) if k}
         assert engine == rules_arrangement(cards), cards
     assert paths == {"none", "one each", "copies"}
+
+
+def test_the_runs_a_record_shows_are_the_arrangement_rules_md_fixes():
+    # The scoring runs of a game record (and the viewer) are the arrangement payment judges by,
+    # checked against RULES.md's words (tests/oracles.py) on hands with ties.
+    from ten_env.record import scoring_runs
+
+    rng = random.Random(43)
+    for i in range(600):
+        cards, counts = _tied_hand(rng, extra_wilds=i % 4)
+        runs = scoring_runs(counts)
+        shown = {}
+        for colour, run in zip("BGOP", runs):
+            if run is None:
+                continue
+            for n in range(run["from"], run["to"] + 1):
+                card = run["wild"].get(str(n), f"{colour}{n}")
+                shown[card] = shown.get(card, 0) + 1
+        assert shown == rules_arrangement(cards), cards
+        assert sum(run["score"] for run in runs if run) == score(cards), cards
 
 
 def test_score_is_order_independent_and_accepts_ids():
