@@ -266,7 +266,8 @@ def best_layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
     """Where the best arrangement that :func:`used_in_best` counts (the one RULES.md fixes for
     automatic payment) puts things: per colour ``(lo, hi, mask, wild_bits, supers)``: the
     run's first and last position (0-8; ``lo > hi`` for no run), the numbers held, the
-    numbers filled by numbered wildcards, and the super wildcards placed there."""
+    numbers of the numbered wildcards handed to that colour (only those inside the run fill
+    it), and the super wildcards placed there."""
     return _layout(tuple(_masks(counts)), tuple(counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]),
                    tuple(counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]), counts[C.SUPER_WILD])
 

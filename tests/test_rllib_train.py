@@ -327,9 +327,33 @@ def test_readme_test_commands_are_the_ones_ci_runs():
     assert any("rllib" in line for line in readme_commands)
 
 
+def test_the_curriculum_level_is_sent_again_each_iteration(ray_session, tmp_path):
+    """A runner that Ray restarted while no call was waiting on it (RLlib does not notice) is
+    at the build-time level: each iteration sends the current level again."""
+    from train.config import load_config
+    from train.rllib_trainer import _run, build_algorithm
+
+    class Writer:
+        def add_scalar(self, *args):
+            pass
+
+    config = load_config(tiny(tmp_path, "restart", opponents={"kind": "jen", "jen_level": 4, "curriculum": {}},
+                              train={"total_steps": 400, "checkpoint_every": 10_000}, evaluation={"every": 0}))
+    algorithm = build_algorithm(config, 4)  # as a restarted runner's envs: the build-time level
+    try:
+        state = {"timesteps": 0, "jen_level": 6, "checkpoint": None}
+        _run(config, algorithm, tmp_path / "restart", state, Writer(), progress=False, verbose=0)
+        levels = algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: [env.unwrapped.rules.jen_level for env in runner.env.envs])
+        assert levels == [[6, 6]]
+    finally:
+        algorithm.stop()
+
+
 def test_a_runner_ray_restarts_is_sent_the_current_level(ray_session, tmp_path):
-    """An env runner that dies is restarted by Ray from the build-time env_config, at the level
-    the run started at: RLlib's recreation callback sends it the current level before it samples."""
+    """An env runner that dies in a call is restarted by Ray from the build-time env_config, and
+    RLlib brings it back inside train(): its recreation callback sends the current level before
+    the runner samples."""
     import os
 
     from train.config import load_config

@@ -77,7 +77,7 @@ def map_agent(agent_id, episode, modules=(LEARNER,), **kwargs):
     return random.Random(f"{episode.id_}/{agent_id}").choice(modules)
 
 
-def send_jen_level(env_runner_group, level: int, runner_ids=None) -> None:
+def send_jen_level(env_runner_group, level: int, runner_ids=None, timeout_s: float | None = None) -> None:
     """The following games of every env on the runners ``runner_ids`` (all, if None) against
     JEN at ``level``."""
     def climb(runner):
@@ -85,8 +85,8 @@ def send_jen_level(env_runner_group, level: int, runner_ids=None) -> None:
             for env in runner.env.envs:
                 env.unwrapped.set_jen_level(level)
 
-    env_runner_group.foreach_env_runner(climb, remote_worker_ids=runner_ids,
-                                        local_env_runner=runner_ids is None)
+    env_runner_group.foreach_env_runner(climb, remote_worker_ids=runner_ids, local_env_runner=runner_ids is None,
+                                        timeout_seconds=timeout_s)
 
 
 class TenCallbacks(RLlibCallback):
@@ -98,15 +98,18 @@ class TenCallbacks(RLlibCallback):
 
     On the driver it also holds the curriculum's level (``jen_level``, set by
     :func:`train.rllib_trainer.set_jen_level`): an env runner that failed and that Ray
-    restarted is rebuilt from the build-time ``env_config``, so the level is sent to it again
-    as RLlib brings it back, before it samples."""
+    restarted is rebuilt from the build-time ``env_config``, so when RLlib brings back one
+    that failed in a call (inside ``train()``), the level is sent to it before it samples.
+    (One that Ray restarted while no call was waiting on it, which RLlib does not notice, gets
+    the level sent before each iteration.)"""
 
     jen_level: int | None = None
 
     def on_env_runners_recreated(self, *, algorithm, env_runner_group, env_runner_indices, is_evaluation,
                                  **kwargs):
         if self.jen_level is not None and not is_evaluation:
-            send_jen_level(env_runner_group, self.jen_level, list(env_runner_indices))
+            send_jen_level(env_runner_group, self.jen_level, list(env_runner_indices),
+                           timeout_s=algorithm.config.env_runner_restore_timeout_s)  # as RLlib's own sync
 
     def on_episode_end(self, *, episode, metrics_logger, **kwargs):
         learner = episode.agent_episodes.get(PLAYER)

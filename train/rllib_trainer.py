@@ -26,10 +26,11 @@ What the config's keys mean here:
   agent with probability ``scripted_share``, otherwise the learner itself or one of
   ``pool_size`` frozen snapshots of it, all equally likely; a snapshot slot is
   overwritten with the learner every ``snapshot_every`` steps, the oldest first).
-  The learner always plays ``player_0``; who starts is drawn each game. A new level
-  is sent to every runner at once, and again to any runner that failed and that Ray
-  restarted (it is rebuilt at the level the run started at), as RLlib brings it back
-  and before it samples; the window counts only the games dealt at the current level.
+  The learner always plays ``player_0``; who starts is drawn each game. A runner
+  that failed and that Ray restarted is rebuilt at the level the algorithm was built at
+  (the run's start, or its ``--resume``), so the level is sent to every runner before each
+  iteration, and again, before it samples, to any runner RLlib brings back inside the
+  iteration; the window counts only the games dealt at the current level.
 - ``algorithm``: PPO's ``lr``, ``gamma``, ``lambda_``, ``clip_param``,
   ``entropy_coeff``, ``vf_loss_coeff``, ``grad_clip`` and ``num_epochs`` are
   ``learning_rate``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``,
@@ -356,6 +357,8 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
     idle = 0  # iterations in a row that sampled nothing
     try:
         while steps < total:
+            if curriculum:  # a runner Ray restarted unnoticed, between iterations, is at the build-time level
+                set_jen_level(algorithm, state["jen_level"])
             result = algorithm.train()
             runners = result.get("env_runners", {})
             sampled = runners.get("num_env_steps_sampled", 0)
