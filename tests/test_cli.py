@@ -283,6 +283,24 @@ def test_a_missing_module_of_the_training_extra_is_one_line_wherever_it_is_found
         run_command("ten", needs("not_an_extra"), None)
 
 
+def test_a_run_stopped_by_its_machine_is_one_line_with_status_1(capsys):
+    # Not a mistake in the input (status 2), and not a fault to show with a traceback: the
+    # run said why it stopped and saved itself.
+    from train.options import RunStopped, run_command
+
+    def stopped(args):
+        raise RunStopped("no env runner returned any sample in 20 iterations running; the run is saved, for --resume")
+
+    def bug(args):
+        raise RuntimeError("a bug")
+
+    assert run_command("ten", stopped, None) == 1
+    assert capsys.readouterr().err == ("ten: error: no env runner returned any sample in 20 iterations running; "
+                                       "the run is saved, for --resume\n")
+    with pytest.raises(RuntimeError, match="a bug"):  # any other RuntimeError is a real fault, with its traceback
+        run_command("ten", bug, None)
+
+
 def test_a_second_ctrl_c_while_a_command_stops_is_ignored(capsys):
     # Loading models, saving a report, printing "interrupted": a double press (or timeout -s INT,
     # which signals the command and then its process group) ends in status 130, not a traceback.

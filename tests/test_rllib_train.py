@@ -405,6 +405,7 @@ def test_an_iteration_that_sampled_nothing_is_skipped(ray_session, tmp_path):
     NaN: the run goes on (it once failed with "cannot convert float NaN to integer"), counting only
     what was sampled; a run in which no runner ever comes back stops with a clear error, saved."""
     from train.config import load_config
+    from train.options import RunStopped
     from train.rllib_trainer import IDLE_ITERATIONS, _run, build_algorithm
 
     class Writer:
@@ -420,7 +421,7 @@ def test_an_iteration_that_sampled_nothing_is_skipped(ray_session, tmp_path):
                      Writer(), progress=False, verbose=0)
         assert flaky.sampled and steps == sum(flaky.sampled) >= 400
         dead = _NoRunnerCameBack(algorithm, fails=IDLE_ITERATIONS)
-        with pytest.raises(RuntimeError, match=f"no env runner returned any sample in {IDLE_ITERATIONS} iterations"):
+        with pytest.raises(RunStopped, match=f"no env runner returned any sample in {IDLE_ITERATIONS} iterations"):
             _run(config, dead, tmp_path / "idle", {"timesteps": 0, "jen_level": 4, "checkpoint": None},
                  Writer(), progress=False, verbose=0)
         assert dead.sampled == []

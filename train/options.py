@@ -367,10 +367,16 @@ def need_training_extra(command: str, *modules: str) -> None:
                              f"{INSTALL_TRAINING_EXTRA}") from None
 
 
+class RunStopped(RuntimeError):
+    """A run that had to stop for a cause outside the input (its machine, its cluster), its state
+    saved: the message says why and how to go on."""
+
+
 def run_command(prog: str, run, args) -> int:
     """``run(args)``, its exit status; the ways a command can end badly, each said in one line.
 
     A ``ValueError`` is a mistake in the input: ``PROG: error: MESSAGE`` on stderr, status 2.
+    A :class:`RunStopped`: the same line, status 1.
     Ctrl-C: status 130, a second press while the first is handled ignored
     (:func:`train.runner.interrupted_once`). A reader that stops reading (``ten eval ... |
     head``): status 1, quietly.
@@ -384,6 +390,9 @@ def run_command(prog: str, run, args) -> int:
                 message = message[:600] + " ..."
             print(f"{prog}: error: {message}", file=sys.stderr)
             return 2
+        except RunStopped as exc:
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 1
         except ModuleNotFoundError as exc:
             # What need_training_extra did not check first: still one line, saying what to install.
             if (exc.name or "").partition(".")[0] not in TRAINING_EXTRA:

@@ -76,6 +76,7 @@ from ten_env import observation as O
 from ten_env.actions import num_actions
 
 from .config import Config
+from .options import RunStopped
 from .trainer import (KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, final_evaluation, make_run_folder,
                       periodic_evaluation)
 
@@ -369,9 +370,9 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
                 idle += 1
                 if idle >= IDLE_ITERATIONS:
                     save_checkpoint(config, algorithm, out_dir, state, steps)
-                    raise RuntimeError(f"no env runner returned any sample in {idle} iterations running, each "
-                                       "waiting up to RLlib's sample_timeout_s: see Ray's logs (a runner that keeps "
-                                       "crashing, or too few CPUs); the run is saved, for --resume")
+                    raise RunStopped(f"no env runner returned any sample in {idle} iterations running, each "
+                                     "waiting up to RLlib's sample_timeout_s: see Ray's logs (a runner that keeps "
+                                     "crashing, or too few CPUs); the run is saved, for --resume")
                 continue
             idle = 0
             steps += int(sampled)
