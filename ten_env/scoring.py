@@ -311,7 +311,9 @@ def _arrange(masks, free, numbered, supers):
     spends the cards it leaves out, so it never changes) and :func:`best_layout` shows. The best totals of the colours still to
     come are tables built from the last colour back.
     """
-    items = [n for n in range(9) for _ in range(numbered[n])]
+    # A colour fills a number's gap once: copies beyond the colours lacking that number never
+    # fill one, and the search over subsets of items would double with each of them.
+    items = [n for n in range(9) for _ in range(min(numbered[n], sum(not m >> n & 1 for m in masks)))]
     k = len(items)
     size = 1 << k
     bits = [0] * size

@@ -231,6 +231,30 @@ def test_the_arrangement_payment_judges_is_the_one_rules_md_fixes():
     assert paths == {"none", "one each", "copies"}
 
 
+def test_copies_of_a_numbered_wildcard_beyond_the_colours_that_lack_it_are_judged_at_once():
+    # A deck file may hold many copies of one numbered wildcard (only the published totals are
+    # checked). A colour fills a number's gap once, so the arrangement search keeps only as many
+    # copies as there are colours lacking the number; before, each copy doubled it (14 copies of
+    # W5 took 50 s on the 2-core machine).
+    import time
+
+    from ten_env.scoring import used_in_best
+
+    def used(cards):
+        counts = [0] * C.NUM_CARD_TYPES
+        for card in cards:
+            counts[C.parse(card)] += 1
+        return {C.name(card): k for card, k in enumerate(used_in_best(counts)) if k}
+
+    hand = ["B1", "B2", "B5", "G3", "G6", "O4", "P6", "P7", "W7", "W7"]
+    for copies in (1, 2, 3, 5):  # three colours lack 5: the last is beyond them
+        assert used(hand + ["W5"] * copies) == rules_arrangement(hand + ["W5"] * copies), copies
+    start = time.perf_counter()
+    many = used(hand + ["W5"] * 40)
+    assert time.perf_counter() - start < 2
+    assert many == used(hand + ["W5"] * 5)  # the copies beyond are idle, as the rule says
+
+
 def test_the_runs_a_record_shows_are_the_arrangement_rules_md_fixes():
     # The scoring runs of a game record (and the viewer) are the arrangement payment judges by,
     # checked against RULES.md's words (tests/oracles.py) on hands with ties.
