@@ -303,16 +303,18 @@ def _used(masks, free, numbered, supers) -> tuple[int, ...]:
 def _arrange(masks, free, numbered, supers):
     """Best total, and per colour the (numbered-wild bits, super count) of one best arrangement.
 
-    Every copy of a numbered wildcard is an item. Colour by colour, the subsets
-    of the items still free that fill gaps of the colour are tried in decreasing
-    order, then the supers in increasing order, and the first that reaches the
-    best total of this colour and those after it is kept: that choice is the
-    arrangement RULES.md fixes, which :func:`used_in_best` counts (automatic payment
-    spends the cards it leaves out, so it never changes) and :func:`best_layout` shows. The best totals of the colours still to
-    come are tables built from the last colour back.
+    Every copy of a numbered wildcard is an item, up to as many copies as colours lack its
+    number (a colour fills a number's gap once, so the copies beyond never fill one, and each
+    would double the search). Colour by colour, the subsets of the items still free that
+    fill gaps of the colour are tried in decreasing order, then the supers in increasing
+    order, and the first that reaches the best total of this colour and those after it is
+    kept: that choice is the arrangement RULES.md fixes, which :func:`used_in_best` counts
+    (automatic payment spends the cards it leaves out, so it never changes) and
+    :func:`best_layout` shows. The best totals of the colours still to come are tables
+    built from the last colour back. Still exponential in the copies that colours contend
+    for (fewer copies than colours lacking the number), which only a deck file with many
+    numbered wildcards makes many.
     """
-    # A colour fills a number's gap once: copies beyond the colours lacking that number never
-    # fill one, and the search over subsets of items would double with each of them.
     items = [n for n in range(9) for _ in range(min(numbered[n], sum(not m >> n & 1 for m in masks)))]
     k = len(items)
     size = 1 << k
