@@ -45,8 +45,8 @@ PIECES = (
      f"would add to the observer's score / {GAIN_SCALE}", (0, 1)),
     ("rival_gain", C.NUM_OWNABLE, "the same for relative seat 1, the next player (JEN in the solitaire "
      "game)", (0, 1)),
-    ("take_gain", 1, f"what taking the tableau's number cards would add to the observer's score / {GAIN_SCALE}",
-     (0, 1)),
+    ("take_gain", 1, f"what taking the tableau's number cards would add to the observer's score / {GAIN_SCALE} "
+     "(up to 4: a tableau of several cards can complete several colours)", (0, 4 * 10 / GAIN_SCALE)),
 )
 
 OFFSET, SIZE = {}, 0

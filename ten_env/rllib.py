@@ -144,7 +144,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
                              f"got actions for {sorted(action_dict)}")
         action = action_dict[agent]
         action = int(action) if isinstance(action, np.integer) else action
-        if action not in game.legal_actions():
+        if type(action) is not int or action not in game.legal_actions():  # 0.0 and True are not ids
             return self._final_step(illegal=(game.current_player, action))
         game.act(action)
         self._play_scripted()
@@ -188,6 +188,9 @@ class TenMultiAgentEnv(MultiAgentEnv):
         seats = [seat for seat in range(self.rules.num_agents) if self.scripted_seat(seat) is None]
         agents = [self.possible_agents[seat] for seat in seats]
         observations = {a: self._observe(seat) for a, seat in zip(agents, seats)}
+        if illegal is not None:  # the game ends here, unfinished: nothing is left to choose
+            for observation in observations.values():
+                observation["action_mask"] = np.zeros_like(observation["action_mask"])
         if illegal is None:
             rewards = {a: final_rewards(game, seat, self.reward) for a, seat in zip(agents, seats)}
             end = {"scores": game.scores(), "winners": game.winners()}

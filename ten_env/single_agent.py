@@ -162,8 +162,9 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action):
         if self.game is None or self._ended:
             raise ValueError("step() needs a game in progress: call reset() first")
-        if isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0:
-            action = int(action)  # what a policy or action_space.sample() gives
+        if isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.ndim == 0
+                                              and np.issubdtype(action.dtype, np.integer)):
+            action = int(action)  # what a policy or action_space.sample() gives (not a float array's 0.9)
         if isinstance(action, str) and action in self.game._ids:
             action = self.game.action_id(action)
         if self.illegal == "terminate" and not (type(action) is int and action in self._legal_ids()):

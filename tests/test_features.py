@@ -32,6 +32,23 @@ def test_a_stacked_tableau_of_eight_gives_the_odds_by_hand():
     assert f[F.piece("take_gain")] == pytest.approx(2 / F.GAIN_SCALE)  # B5 and G3: two runs of one
 
 
+def test_taking_a_tableau_can_add_more_than_one_card_can_and_stays_in_the_space():
+    # B5 and G5 on the tableau complete two colours at once: 8 -> 20, a take_gain of 1.2, which
+    # the space must hold (the bound is a tableau completing all four colours, 40 points).
+    game = new_game(["B5", "G5", "B3", "G2", "$1", "O4"])
+    for card in ("B1", "B2", "B3", "B4", "B6", "B7", "B8", "B9", "G1", "G2", "G3", "G4", "G6", "G7", "G8", "G9"):
+        game.hands[0][C.parse(card)] += 1
+    play(game, "draw")
+    assert game.net_total == 10 and game.legal_action_names() == ["draw", "stop_numbers"]
+    f = _derived(game)
+    assert f[F.piece("take_gain")] == pytest.approx(12 / F.GAIN_SCALE)
+    low, high = F.space_bounds()
+    extended = np.concatenate([O.encode(game, 0), f])
+    assert np.all(low <= extended) and np.all(extended <= high)
+    assert high[O.SIZE + F.OFFSET["take_gain"]] == 4 * 10 / F.GAIN_SCALE
+    assert score_counts(game.hands[0]) == 8 and play(game, "stop_numbers").snapshot()["players"][0]["score"] == 20
+
+
 def test_currency_busts_count_the_currency_total():
     # $5 starts the turn, $4 by the draw: 9 of currency; a $2 would make 11
     game = play(new_game(["$5", "$4", "$2", "$1", "B1"]), "draw")

@@ -92,8 +92,15 @@ def test_illegal_action_ends_the_game_for_the_mover_only():
     assert terminateds["__all__"] and set(obs) == set(env.possible_agents)
     assert rewards == {a: -1.0 if a == agent else 0.0 for a in env.possible_agents}
     assert infos[agent] == {"illegal_action": illegal}
+    assert all(not final["action_mask"].any() for final in obs.values())  # nothing left to choose
     with pytest.raises(ValueError, match="call reset"):
         env.step({agent: 0})
+    # what is not an action id is illegal the same way, even when it equals a legal one
+    legal = int(np.flatnonzero(o["action_mask"])[0])
+    for not_an_id in (float(legal), np.float32(legal), True if legal == 1 else False):
+        obs, _ = env.reset(seed=0)
+        _, rewards, terminateds, _, infos = env.step({agent: not_an_id})
+        assert terminateds["__all__"] and rewards[agent] == -1.0 and infos[agent] == {"illegal_action": not_an_id}
 
 
 def test_set_jen_level_and_stacked_decks():

@@ -136,7 +136,7 @@ def test_illegal_action_terminates_or_raises():
     legal = int(np.flatnonzero(strict.action_masks())[0])
     env.reset(seed=0)
     played = env.step(legal)[0]
-    for not_an_id in (np.array([legal]), float(legal), True):
+    for not_an_id in (np.array([legal]), float(legal), True, np.array(float(legal)), np.array(legal + 0.9)):
         env.reset(seed=0)
         with pytest.warns(UserWarning, match=r"illegal action .* \(legal: draw, stop_numbers\): the episode ends"):
             assert env.step(not_an_id)[1:3] == (-1.0, True)
