@@ -87,15 +87,17 @@ class PolicyAgent(Agent):
 
     def act(self, observation: dict, info: dict | None = None) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)
-        n_actions = self.model.action_space.n
-        if mask.shape != (n_actions,):
-            raise ValueError(
-                f"model {self.name!r} has {n_actions} actions but the game has {mask.shape[0]} "
-                f"(a different max_bid)"
-            )
+        self._check_actions(mask.shape[-1])
         action, _ = self.model.predict(self._network_input(observation["observation"]), action_masks=mask,
                                        deterministic=True)
         return int(action)
+
+    def _check_actions(self, game_actions: int) -> None:
+        """``ValueError`` unless the game has as many actions as the network (they fix ``max_bid``)."""
+        n_actions = self.model.action_space.n
+        if game_actions != n_actions:
+            raise ValueError(f"model {self.name!r} has {n_actions} actions but the game has {game_actions} "
+                             f"(a different max_bid)")
 
     @property
     def derived_features(self) -> bool:
@@ -115,6 +117,7 @@ class PolicyAgent(Agent):
 
         policy = getattr(self.model, "policy", self.model)  # a trusted load gives the whole model
         masks = np.asarray(masks, dtype=bool)
+        self._check_actions(masks.shape[-1])
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(self._network_input(observations), dtype=np.float32),
                                   device=policy.device)

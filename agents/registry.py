@@ -117,6 +117,11 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
             raise ValueError(f"agent {spec!r}: options such as chance=stratified go last, after the model and "
                              f"budget")
         raise not_an_option(part)
+    for end in range(2, len(parts) + 1):  # a path that holds ':' (a Windows drive, a folder name) is cut by it
+        path = ":".join(parts[:end])
+        if Path(path).exists():
+            raise ValueError(f"agent {spec!r}: the model path {path!r} holds ':', which separates the parts of "
+                             f"a {kind} name; copy or link the model to a path without one")
     if kind == "oracle" and options.get("chance", "sampled") != "sampled":
         raise ValueError(f"agent {spec!r}: the oracle plays the true deck order, so its chance can only be sampled")
     if len(parts) > 2:
@@ -135,6 +140,11 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
         except ValueError as exc:
             raise ValueError(f"agent {spec!r}: its model: {exc}") from None
         if not isinstance(model, PolicyAgent):
+            from .rllib_policy import RLlibPolicyAgent  # no Ray: that module imports it only to load
+
+            if isinstance(model, RLlibPolicyAgent):
+                raise ValueError(f"agent {spec!r}: an RLlib checkpoint cannot guide a search, which needs a "
+                                 f"network's probabilities and value for a batch of positions; give an SB3 model")
             raise ValueError(f"agent {spec!r}: {parts[0]!r} is not a trained model; write {usage}")
     agent_class = OracleAgent if kind == "oracle" else SearchAgent
     return agent_class(budget=budget, model=model, seed=seed, **options)

@@ -294,6 +294,10 @@ def test_models_are_loaded_by_each_worker_and_checked(tmp_path):
     assert _untimed(report) == _untimed(E.evaluate(spec, levels=[4], games=6, jobs=1))
     assert options.agent_name(spec) == "tiny" and options.agent_name("runs/ppo-jen/model.zip") == "ppo-jen"
     assert options.agent_name("jen:5") == "jen-5"
+    # a search over a model path never takes the folder of the model played alone
+    assert options.agent_name("search:runs/m/model.zip:64") == "search-m-64"
+    assert options.agent_name("oracle:runs/m/model.zip") == "oracle-m" != options.agent_name("runs/m/model.zip")
+    assert options.agent_name("search:ppo-jen:64:chance=stratified") == "search-ppo-jen-64-chance-stratified"
 
     save_model_for_other_observations(tmp_path / "other.zip")
     with pytest.raises(ValueError, match=r"shape \(10,\).*another"):

@@ -96,6 +96,10 @@ def test_checkpoint_then_ten_eval_needs_trust(jen_run, tmp_path, capsys):
     assert main(["eval", str(run / "checkpoint"), "--levels", "4", "--games", "2", "--jobs", "1",
                  "--out", str(out), "--trust-model"]) == 0
     assert json.loads((out / "report.json").read_text())["matchups"][0]["games"] == 2
+    from agents.registry import make_agent
+
+    with pytest.raises(ValueError, match="an RLlib checkpoint cannot guide a search"):
+        make_agent(f"search:{run / 'checkpoint'}:8", trust=True)
 
 
 def test_checkpoint_for_another_observation_size_is_refused(jen_run, tmp_path, capsys):

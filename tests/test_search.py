@@ -415,3 +415,22 @@ def test_a_model_path_holding_an_equals_sign_is_a_model_not_an_option(tmp_path, 
         agent = make_agent(spec)
         assert agent.model is not None and agent.budget == budget
         assert agent.chance == ("stratified" if spec.endswith("chance=stratified") else "sampled")
+
+
+def test_a_model_path_holding_a_colon_is_named_as_the_reason(tmp_path, monkeypatch):
+    # ':' separates a search name's parts, so such a path can never be one of them: say so, rather
+    # than call the rest of the path a bad budget.
+    (tmp_path / "x:y").mkdir()
+    (tmp_path / "x:y" / "model.zip").write_bytes((PRETRAINED_DIR / "ppo-jen.zip").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert isinstance(make_agent("x:y/model.zip"), PolicyAgent)  # alone, it is a path like any other
+    for spec in ("search:x:y/model.zip:8", "oracle:x:y/model.zip"):
+        with pytest.raises(ValueError, match=re.escape("the model path 'x:y/model.zip' holds ':', which separates "
+                                                       "the parts of a")):
+            make_agent(spec)
+
+
+def test_a_search_over_a_network_for_another_max_bid_says_so():
+    # PolicyAgent.act said so; a search, which calls evaluate, met a torch shape error instead.
+    with pytest.raises(ValueError, match=r"model 'ppo-jen' has 132 actions but the game has 112 \(a different max_bid\)"):
+        play_games([make_agent("search:ppo-jen:8")], Rules(jen_level=8, max_bid=20), n=1, seed=0)

@@ -101,9 +101,14 @@ def agent_name(spec: str) -> str:
     """A short name for an agent spec, fit for a folder name (``jen:5`` -> ``jen-5``).
 
     A model path gives its file name without ``.zip``; a training run's
-    ``<run>/model.zip`` or ``<run>/checkpoint`` (RLlib) gives the run's folder name.
+    ``<run>/model.zip`` or ``<run>/checkpoint`` (RLlib) gives the run's folder name; a search
+    or oracle over one, each part so (``search:runs/m/model.zip:64`` -> ``search-m-64``), so
+    that it never takes the folder of the model played alone.
     """
     spec = spec.strip()
+    kind, colon, rest = spec.partition(":")
+    if colon and kind in ("search", "oracle"):
+        return "-".join([kind, *(agent_name(part) for part in rest.split(":"))])
     path = Path(spec)
     if spec.endswith(".zip") or len(path.parts) > 1:
         name = path.stem
