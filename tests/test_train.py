@@ -395,6 +395,48 @@ def test_resume_continues_the_step_count(tmp_path):
     assert read_data(out / "model.zip")["num_timesteps"] == 512
 
 
+def test_a_resumed_run_deals_new_games(tmp_path, monkeypatch):
+    # Its envs are seeded seed + steps done, as a fresh run's are seeded seed: never the run's first
+    # deals again (rebuilding the model used to reseed them with the run's seed).
+    import ten_env.single_agent as S
+
+    seeds = []
+    reset = S.SingleAgentEnv.reset
+
+    def recording(self, *, seed=None, options=None):
+        if seed is not None:
+            seeds.append(seed)
+        return reset(self, seed=seed, options=options)
+
+    monkeypatch.setattr(S.SingleAgentEnv, "reset", recording)
+    out = tmp_path / "run"
+    _run("quick", out, ["train.total_steps=256", "train.vec_env=dummy"])
+    assert seeds == [0, 1]  # train.seed 0, two envs
+    seeds.clear()
+    _run("quick", out, ["train.total_steps=384", "train.vec_env=dummy"], resume=True)
+    assert seeds == [256, 257]
+
+
+def test_ctrl_c_saves_the_run_even_when_the_env_workers_are_gone(tmp_path, monkeypatch):
+    # Ctrl-C at a terminal reaches SubprocVecEnv's workers too: closing the envs then meets dead
+    # pipes, which must not replace the interrupt (status 130, "interrupted") with their own error.
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    def learn(self, **kwargs):
+        raise KeyboardInterrupt
+
+    def close(self):
+        raise EOFError
+
+    monkeypatch.setattr(MaskablePPO, "learn", learn)
+    monkeypatch.setattr(DummyVecEnv, "close", close)
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        _run("quick", out, ["train.total_steps=256"])
+    assert json.loads((out / "checkpoints" / "state.json").read_text())["timesteps"] == 0
+
+
 def test_seeded_runs_are_reproducible(tmp_path):
     params = []
     for name in ("a", "b"):
@@ -423,12 +465,16 @@ def test_ten_train_errors_are_one_line(tmp_path):
     for args, message in [
         (["train", str(tmp_path / "missing.yaml")], "does not exist"),
         (["train", str(CONFIGS / "quick.yaml"), "--set", "opponents.jen_level=11"], "jen_level"),
+        # a seed NumPy could not take, refused before any folder is made (it failed once the run had begun)
+        (["train", str(CONFIGS / "quick.yaml"), "--set", "train.seed=2147483648", "--set",
+          f"output.dir={tmp_path / 'seeded'}"], "train.seed: Input should be less than or equal to 2147483647"),
     ]:
         run = subprocess.run([sys.executable, "-m", "train.cli", *args], capture_output=True, text=True,
                              timeout=120)
         assert run.returncode == 2
         lines = run.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("ten: error:") and message in lines[0]
+    assert not (tmp_path / "seeded").exists()
 
 
 @pytest.mark.parametrize("derived", [False, True])
@@ -453,6 +499,11 @@ def test_overwrite_never_deletes_a_folder_that_is_not_a_run(tmp_path):
         _run("quick", out, ["train.total_steps=64"], overwrite=True)
     with pytest.raises(ValueError, match="already holds other files"):
         _run("quick", out, ["train.total_steps=64"])
+    assert (out / "chapter1.txt").read_text() == "precious"
+    # a project's own config.yaml beside its files does not make the folder a run
+    (out / "config.yaml").write_text((CONFIGS / "quick.yaml").read_text())
+    with pytest.raises(ValueError, match="holds no training run"):
+        _run("quick", out, ["train.total_steps=64"], overwrite=True)
     assert (out / "chapter1.txt").read_text() == "precious"
 
 

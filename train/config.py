@@ -217,7 +217,7 @@ class TrainConfig(_Section):
     total_steps: int = Field(200_000, ge=1)
     n_envs: int = Field(4, ge=1, le=256)
     vec_env: Literal["dummy", "subproc"] = "dummy"
-    seed: int = Field(0, ge=0)
+    seed: int = Field(0, ge=0, le=2**31 - 1)  # + steps done (mod 2**31) + env index: a NumPy seed
     reward: Literal["win", "margin", "outcome"] = "win"
     checkpoint_every: int = Field(50_000, ge=1)
     init_from: str | None = None

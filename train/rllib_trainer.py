@@ -78,7 +78,7 @@ from ten_env.actions import num_actions
 from .config import Config
 from .options import RunStopped
 from .trainer import (KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, final_evaluation, make_run_folder,
-                      periodic_evaluation)
+                      periodic_evaluation, run_seed_at)
 
 def _import_rllib():
     try:
@@ -93,7 +93,7 @@ def env_config(config: Config, jen_level: int | None, timesteps: int = 0) -> dic
     (a resumed run plays new games, not the first run's again)."""
     opponents = config.opponents
     env = {**config.rules.model_dump(exclude={"num_players"}), "reward": config.train.reward,
-           "seed": config.train.seed + timesteps}
+           "seed": run_seed_at(config, timesteps)}
     if opponents.kind == "jen":
         return {**env, "jen_level": jen_level}
     env["num_players"] = config.rules.num_players
@@ -176,7 +176,7 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
 
 
 def build_algorithm(config: Config, jen_level: int | None, timesteps: int = 0):
-    """PPO for a config, its envs at ``jen_level``; seeded with ``train.seed + timesteps`` (as the
+    """PPO for a config, its envs at ``jen_level``; seeded with ``run_seed_at(config, timesteps)`` (as the
     SB3 backend seeds its envs), so that a resumed run deals new games."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -205,7 +205,7 @@ def build_algorithm(config: Config, jen_level: int | None, timesteps: int = 0):
                      policy_mapping_fn=functools.partial(map_agent, modules=tuple(modules)))
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec for m in modules}))
         .callbacks(TenCallbacks)
-        .debugging(seed=train.seed + timesteps, log_level="ERROR")
+        .debugging(seed=run_seed_at(config, timesteps), log_level="ERROR")
     )
     algorithm = ppo.build_algo()
     _ten_callbacks(algorithm).jen_level = jen_level  # what a runner Ray restarts is sent, should it change

@@ -249,13 +249,22 @@ def save_checkpoint(model, out_dir: Path, state: dict, steps: int) -> Path:
     return path
 
 
+def run_seed_at(config: Config, timesteps: int) -> int:
+    """The seed of a run's random streams from step ``timesteps`` on: ``train.seed`` at its start,
+    moved on by the steps done when it is resumed, so that it deals new games (below 2**31, so that
+    each env's ``seed + index`` is still a NumPy seed)."""
+    return (config.train.seed + timesteps) % 2**31
+
+
 def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool) -> dict:
     """Check the output folder and return the run state to start from."""
     saved = out_dir / "config.yaml"
     fresh = {"timesteps": 0, "jen_level": getattr(config.opponents, "jen_level", None), "checkpoint": None}
     if out_dir.exists() and not out_dir.is_dir():
         raise ValueError(f"output.dir {str(out_dir)!r} is a file, not a folder: choose another output.dir")
-    is_run = saved.is_file() or (out_dir / "meta.json").is_file()
+    # Both files ten train writes first: a folder that merely holds a config.yaml (a project's own)
+    # is never taken for a run, and never deleted by --overwrite.
+    is_run = saved.is_file() and (out_dir / "meta.json").is_file()
     if resume:
         if not saved.is_file():
             raise ValueError(f"--resume: {str(out_dir)!r} holds no run to resume (no config.yaml)")
@@ -291,7 +300,8 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
         if overwrite:
             raise ValueError(
                 f"--overwrite: {str(out_dir)!r} is not empty and holds no training run "
-                f"(no config.yaml or meta.json): it is never deleted; choose another output.dir"
+                f"(not both the config.yaml and meta.json that ten train writes): it is never deleted; choose "
+                f"another output.dir"
             )
         what = "a different run" if is_run and saved.is_file() and _config_differences(
             _saved_config(saved), config.to_dict()) else "a run" if is_run else "other files"
@@ -419,10 +429,11 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     if not resume or not (out_dir / "meta.json").exists():
         _write_run_files(config, out_dir)
     torch.set_num_threads(1)  # small MLPs: threads cost more than they give, and runs stay reproducible
-    set_random_seed(config.train.seed)
+    run_seed = run_seed_at(config, state["timesteps"])
+    set_random_seed(run_seed)  # a resumed run goes on with new random streams
     fns = [make_env_fn(config, rank, out_dir, state["jen_level"]) for rank in range(config.train.n_envs)]
     venv = SubprocVecEnv(fns) if config.train.vec_env == "subproc" else DummyVecEnv(fns)
-    venv.seed(config.train.seed + state["timesteps"])
+    venv.seed(run_seed)
     algo = config.algorithm
     if state["checkpoint"]:
         from agents.safe_load import load_model, observation_shape
@@ -444,6 +455,9 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
             # Nothing unpickled: the spaces are today's (same layout; the bounds may have been
             # corrected since the checkpoint), the rest is rebuilt from plain values.
             model = load_model(path, env=venv, device="cpu")
+            # Rebuilding the model seeds everything (the envs too) with the run's own seed, as at its
+            # start: without this, the games after a resume would be the run's first games again.
+            model.set_random_seed(run_seed)
         except ValueError as exc:
             venv.close()
             raise ValueError(f"--resume: {exc}") from None
@@ -474,7 +488,10 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
             )
     except KeyboardInterrupt:
         save_checkpoint(model, out_dir, state, model.num_timesteps)
-        venv.close()
+        try:
+            venv.close()
+        except (EOFError, OSError):  # subproc workers got the same Ctrl-C and are gone already
+            pass
         raise
     save_checkpoint(model, out_dir, state, model.num_timesteps)
     final = out_dir / "model.zip"
