@@ -71,6 +71,15 @@ def test_shipped_configs_are_valid(name):
     ({"algorithm": {"batch_size": 100000}}, "batch_size .* must be at most"),
     ({"evaluation": {"final_levels": "3-12"}}, "evaluation.final_levels: levels '3-12'"),
     ({"train": {"reward": "score"}}, r"train.reward: Input should be 'win', 'margin' or 'outcome' \(got 'score'\)"),
+    # opponents made for another game's actions: said by the key, not when the envs are built or after training
+    ({"rules": {"max_bid": 20}, "opponents": {"kind": "scripted", "agents": ["ppo-2p"]}},
+     r"opponents.agents: 'ppo-2p' was made for rules.max_bid 40 \(132 actions\); rules.max_bid 20 gives 112"),
+    ({"rules": {"max_bid": 20}, "opponents": {"kind": "selfplay", "scripted": ["heuristic", "ppo-2p"]}},
+     r"opponents.scripted: 'ppo-2p' was made for rules.max_bid 40"),
+    ({"rules": {"max_bid": 20}, "opponents": {"kind": "jen"}, "evaluation": {"opponents": ["ppo-2p"]}},
+     r"evaluation.opponents: 'ppo-2p' was made for rules.max_bid 40"),
+    ({"opponents": {"kind": "jen"}, "evaluation": {"opponents": []}},
+     "evaluation.opponents: List should have at least 1 item"),
 ])
 def test_bad_configs_name_the_key(data, message):
     with pytest.raises(ValueError, match=message):

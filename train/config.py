@@ -252,7 +252,7 @@ def model_path(spec: str) -> Path:
 class EvaluationConfig(_Section):
     every: int = Field(50_000, ge=0)
     games: int = Field(100, ge=1)
-    opponents: list[str] = ["heuristic"]
+    opponents: list[str] = Field(["heuristic"], min_length=1)
     final_levels: str = f"{JEN_LEVELS[0]}-{JEN_LEVELS[-1]}"
     final_games: int = Field(200, ge=0)
 
@@ -295,6 +295,23 @@ class Config(_Section):
     output: OutputConfig = OutputConfig()
     backend: Literal["sb3", "rllib"] = "sb3"
     ray: RayConfig = RayConfig()
+
+    def _agents_fit_max_bid(self) -> None:
+        """Every network named as an opponent was made for this game's actions (``rules.max_bid``):
+        said here, by the key, rather than when the envs are built or after training."""
+        from agents.registry import action_count, make_agent
+        from ten_env.actions import max_bid_for, num_actions
+
+        named = {"scripted": "agents", "selfplay": "scripted"}.get(self.opponents.kind)
+        keys = [(f"opponents.{named}", getattr(self.opponents, named))] if named else []
+        needed = num_actions(self.rules.max_bid)
+        for key, names in [*keys, ("evaluation.opponents", self.evaluation.opponents)]:
+            for name in names:
+                n = action_count(make_agent(name))
+                if n is not None and n != needed:
+                    raise ValueError(f"{key}: {name!r} was made for rules.max_bid {max_bid_for(n)} ({n} actions); "
+                                     f"rules.max_bid {self.rules.max_bid} gives {needed}: set rules.max_bid to "
+                                     f"{max_bid_for(n)}, or name another agent")
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -346,6 +363,7 @@ class Config(_Section):
             if runners and self.train.n_envs % runners:
                 raise ValueError(f"train.n_envs ({self.train.n_envs}) must be a multiple of ray.num_env_runners "
                                  f"({runners}): the envs are shared evenly by the runners")
+        self._agents_fit_max_bid()
         if self.train.init_sharpen != 1.0 and not self.train.init_from:
             raise ValueError("train.init_sharpen: sharpens the policy of a warm start: set train.init_from too")
         if self.train.init_from:
