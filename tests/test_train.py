@@ -397,11 +397,16 @@ def test_resume_continues_the_step_count(tmp_path):
     _run("quick", out, ["train.total_steps=256"])
     state = json.loads((out / "checkpoints" / "state.json").read_text())
     assert state["timesteps"] == 256
+    first = json.loads((out / "model.json").read_text())
     config = load_config(CONFIGS / "quick.yaml", [f"output.dir={out}", *TINY, "train.total_steps=512"])
     train(config, resume=True, progress=False, final_eval=False)
     state = json.loads((out / "checkpoints" / "state.json").read_text())
     assert state["timesteps"] == 512
     assert read_data(out / "model.zip")["num_timesteps"] == 512
+    # the card says how long it trained, both parts added up, and on what
+    card = json.loads((out / "model.json").read_text())
+    assert card["training_steps"] == 512 and 0 < first["training_seconds"] <= card["training_seconds"] < 600
+    assert "CPUs" in card["machine"] and "torch" in card["machine"]
 
 
 def test_a_resumed_run_deals_new_games(tmp_path, monkeypatch):

@@ -5,7 +5,7 @@ What a run leaves in its output folder::
     config.yaml        the resolved config (with every default written out)
     meta.json          package versions, seed, start time
     model.zip          the final policy (load it with agents.PolicyAgent)
-    model.json         its card: policy arguments as plain values, spaces, steps
+    model.json         its card: policy arguments as plain values, spaces, steps, seconds, machine
     checkpoints/       the last 3 step_<N>.zip and state.json (for --resume)
     pool/              self-play: the learner's past policies
     tb/                TensorBoard logs: ten/win_rate, ten/margin, ten/episode_length,
@@ -240,13 +240,32 @@ def save_checkpoint(model, out_dir: Path, state: dict, steps: int) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"step_{steps:010d}.zip"
     model.save(path)
-    state = dict(state, timesteps=steps, checkpoint=path.name)
+    state = dict(state, timesteps=steps, checkpoint=path.name, training_seconds=training_seconds(model, state))
     tmp = folder / (STATE + ".tmp")
     tmp.write_text(json.dumps(state, indent=2))
     tmp.replace(folder / STATE)  # atomic: an interruption never leaves half a state file
     for old in sorted(folder.glob("step_*.zip"))[:-KEEP_CHECKPOINTS]:
         old.unlink()  # the newest few are enough to resume or to go back a little
     return path
+
+
+def training_seconds(model, state: dict) -> float:
+    """Seconds of training so far: the earlier parts' (``state``, as a resumed run's state.json has
+    it) and this part's, since SB3's ``learn`` began it (0 before)."""
+    started = getattr(model, "start_time", None)
+    part = (time.time_ns() - started) / 1e9 if isinstance(started, int) else 0.0
+    return round(state.get("training_seconds", 0.0) + part, 1)
+
+
+def machine() -> str:
+    """The machine a run trained on, for its card: the system, the CPUs and torch's threads."""
+    import os
+    import platform
+
+    import torch
+
+    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__} on the "
+            f"CPU with {torch.get_num_threads()} thread(s)")
 
 
 def run_seed_at(config: Config, timesteps: int) -> int:
@@ -458,6 +477,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
             # Rebuilding the model seeds everything (the envs too) with the run's own seed, as at its
             # start: without this, the games after a resume would be the run's first games again.
             model.set_random_seed(run_seed)
+            model.start_time = 0.0  # the file's is its last part's: this part's begins with learn()
         except ValueError as exc:
             venv.close()
             raise ValueError(f"--resume: {exc}") from None
@@ -496,7 +516,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     save_checkpoint(model, out_dir, state, model.num_timesteps)
     final = out_dir / "model.zip"
     model.save(final)
-    write_model_card(model, final, config, state.get("jen_level"))
+    write_model_card(model, final, config, state.get("jen_level"), training_seconds(model, state))
     venv.close()
     if final_eval:
         final_evaluation(config, final, out_dir, progress=progress)
@@ -531,13 +551,15 @@ def warm_start(policy, spec: str, sharpen: float = 1.0) -> None:
             policy.action_net.bias.mul_(sharpen)
 
 
-def write_model_card(model, path: Path, config: Config, jen_level: int | None = None) -> Path:
+def write_model_card(model, path: Path, config: Config, jen_level: int | None = None,
+                     seconds: float | None = None) -> Path:
     """``model.json`` beside ``model.zip``: what loading it needs, as plain values (the policy
-    arguments, the spaces), and where it came from."""
+    arguments, the spaces), and where it came from: the config, the seed, the seconds of training
+    (every part of a resumed run added up) and the machine (of the last part)."""
     from agents.safe_load import model_card
 
     card = model_card(model, name=path.parent.name, config="config.yaml", seed=config.train.seed,
-                      derived_features=config.train.derived_features)
+                      derived_features=config.train.derived_features, training_seconds=seconds, machine=machine())
     if jen_level is not None:
         card["jen_level_reached"] = jen_level  # the curriculum's level at the end
     card_path = path.with_suffix(".json")
