@@ -15,6 +15,11 @@ What a run leaves in its output folder::
 Every model file this module reads (a self-play pool opponent, a checkpoint to
 resume) is loaded without unpickling anything (:mod:`agents.safe_load`).
 
+A run's random streams (the envs' deals, SB3's sampling, torch) start from ``train.seed``;
+a resumed run's from ``train.seed`` plus the steps done (:func:`run_seed_at`), so that it goes
+on with new games rather than the first ones again. ``--overwrite`` deletes only a folder
+that holds a run: both the ``config.yaml`` and the ``meta.json`` written at its start.
+
 torch, stable-baselines3 and sb3-contrib are imported here only.
 """
 
