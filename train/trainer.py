@@ -327,7 +327,7 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
                 f"(not both the config.yaml and meta.json that ten train writes): it is never deleted; choose "
                 f"another output.dir"
             )
-        what = "a different run" if is_run and saved.is_file() and _config_differences(
+        what = "a different run" if is_run and _config_differences(
             _saved_config(saved), config.to_dict()) else "a run" if is_run else "other files"
         raise ValueError(
             f"output folder {str(out_dir)!r} already holds {what}: use --resume to continue it, "
