@@ -77,6 +77,7 @@ def test_tiny_run_against_jen_leaves_a_run_folder(jen_run, capsys):
     assert card["backend"] == "rllib" and card["observation_shape"] == [O.SIZE] and card["timesteps"] >= 1000
     state = json.loads((run / "checkpoints" / "state.json").read_text())
     assert state["timesteps"] == card["timesteps"] and (run / "checkpoints" / state["checkpoint"]).is_dir()
+    assert 0 < state["training_seconds"] == card["training_seconds"] and "CPUs" in card["machine"]
     report = json.loads((run / "eval" / "report.json").read_text())
     assert report["mode"] == "ladder" and report["matchups"][0]["games"] == 4
     logged = scalars(run)

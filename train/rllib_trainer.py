@@ -78,7 +78,7 @@ from ten_env.actions import num_actions
 from .config import Config
 from .options import RunStopped
 from .trainer import (KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, final_evaluation, make_run_folder,
-                      periodic_evaluation, run_seed_at)
+                      machine, periodic_evaluation, run_seed_at)
 
 def _import_rllib():
     try:
@@ -252,16 +252,18 @@ def save_checkpoint(config: Config, algorithm, out_dir: Path, state: dict, steps
     tmp.replace(folder / STATE)  # atomic: an interruption never leaves half a state file
     for old in sorted(folder.glob("step_*"))[:-KEEP_CHECKPOINTS]:
         shutil.rmtree(old)
-    write_card(out_dir, config, steps, state.get("jen_level"))
+    write_card(out_dir, config, steps, state.get("jen_level"), state.get("training_seconds"))
     return path
 
 
-def write_card(out_dir: Path, config: Config, steps: int, jen_level: int | None) -> Path:
-    """``model.json``: plain facts about the checkpoint, read before anything is unpickled."""
+def write_card(out_dir: Path, config: Config, steps: int, jen_level: int | None,
+               seconds: float | None = None) -> Path:
+    """``model.json``: plain facts about the checkpoint, read before anything is unpickled, and
+    the seconds of training (every part of a resumed run added up) and the machine."""
     card = {"backend": "rllib", "module": LEARNER, "checkpoint": "checkpoint",
             "observation_shape": [O.SIZE], "num_actions": num_actions(config.rules.max_bid),
             "net_arch": list(config.algorithm.net_arch), "timesteps": steps, "seed": config.train.seed,
-            "config": "config.yaml"}
+            "config": "config.yaml", "training_seconds": seconds, "machine": machine()}
     if jen_level is not None:
         card["jen_level_reached"] = jen_level
     path = out_dir / CARD
@@ -327,7 +329,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
         if final.exists():
             shutil.rmtree(final)
         algorithm.save_to_path(final.resolve())
-        write_card(out_dir, config, steps, state.get("jen_level"))
+        write_card(out_dir, config, steps, state.get("jen_level"), state.get("training_seconds"))
     finally:
         if writer is not None:
             writer.close()
@@ -355,7 +357,12 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
     bar = _progress_bar(total, steps) if progress else None
     started = time.perf_counter()
     start_steps = steps
+    earlier = state.get("training_seconds") or 0.0  # a resumed run's parts before this one
     idle = 0  # iterations in a row that sampled nothing
+
+    def save():
+        state["training_seconds"] = round(earlier + time.perf_counter() - started, 1)
+        save_checkpoint(config, algorithm, out_dir, state, steps)
     try:
         while steps < total:
             if curriculum:  # a runner Ray restarted unnoticed, between iterations, is at the build-time level
@@ -369,7 +376,7 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
                 # reports the count as NaN.
                 idle += 1
                 if idle >= IDLE_ITERATIONS:
-                    save_checkpoint(config, algorithm, out_dir, state, steps)
+                    save()
                     raise RunStopped(f"no env runner returned any sample in {idle} iterations running, each "
                                      "waiting up to RLlib's sample_timeout_s: see Ray's logs (a runner that keeps "
                                      "crashing, or too few CPUs); the run is saved, for --resume")
@@ -399,17 +406,17 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
                 _evaluate(config, algorithm, state, steps, writer)
                 next_eval = _next_multiple(steps, config.evaluation.every)
             if steps >= next_checkpoint:
-                save_checkpoint(config, algorithm, out_dir, state, steps)
+                save()
                 next_checkpoint = _next_multiple(steps, config.train.checkpoint_every)
             if bar is not None:
                 bar.update(min(steps, total) - bar.n)
     except KeyboardInterrupt:
-        save_checkpoint(config, algorithm, out_dir, state, steps)
+        save()
         raise
     finally:
         if bar is not None:
             bar.close()
-    save_checkpoint(config, algorithm, out_dir, state, steps)
+    save()
     return steps
 
 
