@@ -139,6 +139,8 @@ def test_resume_restores_the_policy_and_continues(jen_run, tmp_path, capsys):
     assert main(["train", str(config), "--resume", "--trust-model", "--no-eval", "--no-progress",
                  "--set", f"output.dir={copy}", "--set", f"train.total_steps={steps + 400}"]) == 0
     assert json.loads((copy / "checkpoints" / "state.json").read_text())["timesteps"] >= steps + 400
+    # the folder's config says the budget the run was last given
+    assert yaml.safe_load((copy / "config.yaml").read_text())["train"]["total_steps"] == steps + 400
 
 
 def test_selfplay_4p_snapshots_scripted_seats_and_masks(ray_session, tmp_path):
@@ -351,6 +353,31 @@ def test_the_curriculum_level_is_sent_again_each_iteration(ray_session, tmp_path
         levels = algorithm.env_runner_group.foreach_env_runner(
             lambda runner: [env.unwrapped.rules.jen_level for env in runner.env.envs])
         assert levels == [[6, 6]]
+    finally:
+        algorithm.stop()
+
+
+def test_a_resumed_curriculum_counts_the_games_before_the_resume(ray_session, tmp_path):
+    """state.json keeps the window of games at the current level: with 999 wins of a window of 1,000
+    saved, the first game after the resume fills it and the level rises, as in an unbroken run
+    (a window that started empty would need 1,000 new games)."""
+    from train.config import load_config
+    from train.rllib_trainer import _run, build_algorithm
+
+    class Writer:
+        def add_scalar(self, *args):
+            pass
+
+    config = load_config(tiny(tmp_path, "window", opponents={"kind": "jen", "jen_level": 4,
+                                                             "curriculum": {"window": 1000}},
+                              train={"total_steps": 500, "checkpoint_every": 10_000}, evaluation={"every": 0}))
+    algorithm = build_algorithm(config, 4)
+    try:
+        state = {"timesteps": 0, "jen_level": 4, "checkpoint": None, "curriculum_window": [1] * 999}
+        _run(config, algorithm, tmp_path / "window", state, Writer(), progress=False, verbose=0)
+        saved = json.loads((tmp_path / "window" / "checkpoints" / "state.json").read_text())
+        assert state["jen_level"] == saved["jen_level"] == 5
+        assert len(saved["curriculum_window"]) < 999  # the games at level 5 only
     finally:
         algorithm.stop()
 

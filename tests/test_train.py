@@ -403,6 +403,8 @@ def test_resume_continues_the_step_count(tmp_path):
     state = json.loads((out / "checkpoints" / "state.json").read_text())
     assert state["timesteps"] == 512
     assert read_data(out / "model.zip")["num_timesteps"] == 512
+    # the folder's config says the budget the run was last given, not its first part's
+    assert yaml.safe_load((out / "config.yaml").read_text())["train"]["total_steps"] == 512
     # the card says how long it trained, both parts added up, and on what
     card = json.loads((out / "model.json").read_text())
     assert card["training_steps"] == 512 and 0 < first["training_seconds"] <= card["training_seconds"] < 600
@@ -429,6 +431,25 @@ def test_a_resumed_run_deals_new_games(tmp_path, monkeypatch):
     seeds.clear()
     _run("quick", out, ["train.total_steps=384", "train.vec_env=dummy"], resume=True)
     assert seeds == [256, 257]
+
+
+def test_a_resumed_curriculum_counts_the_games_before_the_resume(tmp_path):
+    # The window of games at the current level is kept in state.json: a resumed run climbs when the
+    # window fills, as an unbroken one would, instead of waiting for a whole new window of games.
+    out = tmp_path / "run"
+    window = ["opponents.curriculum.window=1000", "opponents.curriculum.threshold=0.99"]  # never climbs
+    _run("jen_ladder", out, ["train.total_steps=256", *window])
+    before = json.loads((out / "checkpoints" / "state.json").read_text())["curriculum_window"]
+    assert before and set(before) <= {0, 1}
+    _run("jen_ladder", out, ["train.total_steps=512", *window], resume=True)
+    after = json.loads((out / "checkpoints" / "state.json").read_text())["curriculum_window"]
+    assert after[:len(before)] == before and len(after) > len(before)
+    # a window that is not a list of games won (1) or not (0): the state is damaged
+    state = json.loads((out / "checkpoints" / "state.json").read_text())
+    for bad in ([0.5], "1,0", [1, None]):
+        (out / "checkpoints" / "state.json").write_text(json.dumps(dict(state, curriculum_window=bad)))
+        with pytest.raises(ValueError, match=r"^--resume: '.*state.json' is damaged"):
+            _run("jen_ladder", out, ["train.total_steps=768", *window], resume=True)
 
 
 def test_ctrl_c_saves_the_run_even_when_the_env_workers_are_gone(tmp_path, monkeypatch):

@@ -30,7 +30,8 @@ What the config's keys mean here:
   that failed and that Ray restarted is rebuilt at the level the algorithm was built at
   (the run's start, or its ``--resume``), so the level is sent to every runner before each
   iteration, and again, before it samples, to any runner RLlib brings back inside the
-  iteration; the window counts only the games dealt at the current level.
+  iteration; the window counts only the games dealt at the current level, and ``state.json``
+  keeps it for ``--resume``.
 - ``algorithm``: PPO's ``lr``, ``gamma``, ``lambda_``, ``clip_param``,
   ``entropy_coeff``, ``vf_loss_coeff``, ``grad_clip`` and ``num_epochs`` are
   ``learning_rate``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``,
@@ -68,7 +69,6 @@ from collections import deque
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 import ten_env
 from agents.rllib_policy import CARD, LEARNER, RLlibPolicyAgent, check_card, read_card
@@ -77,8 +77,8 @@ from ten_env.actions import num_actions
 
 from .config import Config
 from .options import RunStopped
-from .trainer import (KEEP_CHECKPOINTS, STATE, _next_multiple, _prepare_output, final_evaluation, make_run_folder,
-                      machine, periodic_evaluation, run_seed_at)
+from .trainer import (KEEP_CHECKPOINTS, STATE, WINDOW, _next_multiple, _prepare_output, final_evaluation, make_run_folder,
+                      machine, periodic_evaluation, run_seed_at, write_config)
 
 def _import_rllib():
     try:
@@ -248,7 +248,7 @@ def save_checkpoint(config: Config, algorithm, out_dir: Path, state: dict, steps
     algorithm.save_to_path(path.resolve())
     state = dict(state, timesteps=steps, checkpoint=path.name)
     tmp = folder / (STATE + ".tmp")
-    tmp.write_text(json.dumps(state, indent=2))
+    tmp.write_text(json.dumps(state, indent=2, default=list))  # the curriculum's window is a deque
     tmp.replace(folder / STATE)  # atomic: an interruption never leaves half a state file
     for old in sorted(folder.glob("step_*"))[:-KEEP_CHECKPOINTS]:
         shutil.rmtree(old)
@@ -276,7 +276,7 @@ def _write_run_files(config: Config, out_dir: Path) -> None:
     import torch
 
     make_run_folder(out_dir)
-    (out_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    write_config(config, out_dir)
     meta = {"ten_env": ten_env.__version__, "ray": ray.__version__, "torch": torch.__version__,
             "seed": config.train.seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=2))
@@ -319,6 +319,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
         if state["checkpoint"]:
             # The envs were built at the saved curriculum level; the checkpoint holds the rest.
             algorithm.restore_from_path((out_dir / "checkpoints" / state["checkpoint"]).resolve())
+            write_config(config, out_dir)  # resumed, perhaps with a larger train.total_steps
         elif snapshots:
             copy_module(algorithm, LEARNER, snapshots)  # every slot starts as the initial policy
         from torch.utils.tensorboard import SummaryWriter
@@ -347,7 +348,9 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
     """Train until ``train.total_steps``; checkpoints, curriculum, snapshots, evaluations, logs."""
     opponents, total = config.opponents, config.train.total_steps
     curriculum = getattr(opponents, "curriculum", None)
-    results = deque(maxlen=curriculum.window if curriculum else 200)
+    results = deque(state.get(WINDOW) or (), maxlen=curriculum.window if curriculum else 200)
+    if curriculum:  # saved with each checkpoint, so a resumed run's curriculum counts the games before
+        state[WINDOW] = results
     margins, lengths = deque(maxlen=results.maxlen), deque(maxlen=results.maxlen)
     steps = state["timesteps"]
     next_checkpoint = _next_multiple(steps, config.train.checkpoint_every)

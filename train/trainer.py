@@ -46,6 +46,7 @@ from .config import Config, read_yaml
 from .options import is_whole, make_writable, parse_levels
 
 STATE = "state.json"
+WINDOW = "curriculum_window"  # state.json's key for the curriculum's games at the current level, won (1) or not
 KEEP_CHECKPOINTS = 3
 
 
@@ -138,7 +139,9 @@ def _callbacks(config: Config, out_dir: Path, state: dict):
         def __init__(self):
             super().__init__()
             window = curriculum.window if curriculum else 200
-            self.results = deque(maxlen=window)
+            self.results = deque(state.get(WINDOW) or (), maxlen=window)
+            if curriculum:  # saved with each checkpoint, so a resumed run's curriculum counts the games before
+                state[WINDOW] = self.results
             self.margins = deque(maxlen=window)
             self.lengths = deque(maxlen=window)
             self.next_checkpoint = _next_multiple(state["timesteps"], config.train.checkpoint_every)
@@ -157,9 +160,10 @@ def _callbacks(config: Config, out_dir: Path, state: dict):
                     self.lengths.append(info["episode"]["l"])
             if self.results:
                 self.logger.record("ten/win_rate", float(np.mean(self.results)))
+            if self.margins:  # none yet after a resume, whose curriculum window starts full
                 self.logger.record("ten/margin", float(np.mean(self.margins)))
-                if self.lengths:
-                    self.logger.record("ten/episode_length", float(np.mean(self.lengths)))
+            if self.lengths:
+                self.logger.record("ten/episode_length", float(np.mean(self.lengths)))
             if state.get("jen_level") is not None:
                 self.logger.record("ten/jen_level", state["jen_level"])
                 self._climb()
@@ -247,7 +251,7 @@ def save_checkpoint(model, out_dir: Path, state: dict, steps: int) -> Path:
     model.save(path)
     state = dict(state, timesteps=steps, checkpoint=path.name, training_seconds=training_seconds(model, state))
     tmp = folder / (STATE + ".tmp")
-    tmp.write_text(json.dumps(state, indent=2))
+    tmp.write_text(json.dumps(state, indent=2, default=list))  # the curriculum's window is a deque
     tmp.replace(folder / STATE)  # atomic: an interruption never leaves half a state file
     for old in sorted(folder.glob("step_*.zip"))[:-KEEP_CHECKPOINTS]:
         old.unlink()  # the newest few are enough to resume or to go back a little
@@ -310,7 +314,9 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
         ok = (isinstance(name, str) and name not in ("", ".", "..") and Path(name).name == name  # in checkpoints/
               and is_whole(state.get("timesteps")) and state["timesteps"] >= 0
               and (state.get("jen_level") is None
-                   or (is_whole(state["jen_level"]) and state["jen_level"] in JEN_LEVELS)))
+                   or (is_whole(state["jen_level"]) and state["jen_level"] in JEN_LEVELS))
+              and (state.get(WINDOW) is None
+                   or (isinstance(state[WINDOW], list) and all(won in (0, 1) for won in state[WINDOW]))))
         if not ok:
             raise ValueError(f"--resume: {str(state_file)!r} is damaged; start again with --overwrite")
         checkpoint = out_dir / "checkpoints" / state["checkpoint"]
@@ -401,13 +407,21 @@ def _clear_new_run(out_dir: Path, existed: bool) -> None:
         pass
 
 
+def write_config(config: Config, out_dir: Path) -> None:
+    """``config.yaml``: the run's resolved config; written again on ``--resume``, which may raise
+    ``train.total_steps``, so that the file says what the run was last asked for."""
+    tmp = out_dir / "config.yaml.tmp"
+    tmp.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    tmp.replace(out_dir / "config.yaml")
+
+
 def _write_run_files(config: Config, out_dir: Path):
     import sb3_contrib
     import stable_baselines3
     import torch
 
     make_run_folder(out_dir)
-    (out_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    write_config(config, out_dir)
     meta = {
         "ten_env": ten_env.__version__,
         "stable_baselines3": stable_baselines3.__version__,
@@ -487,6 +501,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
             venv.close()
             raise ValueError(f"--resume: {exc}") from None
         model.tensorboard_log = str(out_dir / "tb")
+        write_config(config, out_dir)  # resumed, perhaps with a larger train.total_steps
     else:
         model = MaskablePPO(
             "MlpPolicy", venv,
