@@ -161,8 +161,12 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
 
     # at two levels, a row "all" pools their deals
     both = _ladder("jen:4", 6, 10, levels=(4, 5))
-    rows2, _ = compare.paired_rows([base, both])
+    rows2, notes2 = compare.paired_rows([base, both])
     assert [row[1] for row in rows2] == ["JEN 4", "JEN 5", "all"] and rows2[0] == rows[0]
+    # the pooled row's interval is made from 12 deals, too few as well, and said so like each level's
+    pooled_one_only = sum(map(int, rows2[2][4].split(" / ")))
+    assert pooled_one_only < 25 and notes2[-1] == (f"jen:4 at all levels: {pooled_one_only} deals won by one only: "
+                                                   f"the interval is rough (made for 25 or more)")
     pooled = {}, {}
     for i, level in enumerate((4, 5)):
         for side, report in enumerate((base, both)):

@@ -192,6 +192,8 @@ def _games(report: dict) -> str:
 
 
 def _ms(report: dict) -> str:
+    """The mean time a decision over the report's levels, each level's weighted by its games (a
+    report keeps no count of decisions)."""
     timed = [m for m in report["matchups"] if m.get("seconds_per_decision") is not None]
     if not timed:
         return "-"
@@ -277,15 +279,23 @@ def paired_rows(reports: list[dict], confidence: float = 0.95) -> tuple[list[lis
                 continue
             c = paired_comparison(mine, theirs, confidence)
             rows.append(_paired_row(name, f"JEN {level}", c))
-            if c["first_only"] + c["second_only"] < ROUGH:
-                notes.append(f"{name} at JEN {level}: {c['first_only'] + c['second_only']} deals won by one only: "
-                             f"the interval is rough (made for {ROUGH} or more)")
+            notes += _rough(f"{name} at JEN {level}", c)
             pooled_mine.update({(level, seed): result for seed, result in mine.items()})
             pooled_theirs.update({(level, seed): result for seed, result in theirs.items()})
             levels += 1
         if levels > 1:
-            rows.append(_paired_row(name, "all", paired_comparison(pooled_mine, pooled_theirs, confidence)))
+            c = paired_comparison(pooled_mine, pooled_theirs, confidence)
+            rows.append(_paired_row(name, "all", c))
+            notes += _rough(f"{name} at all levels", c)
     return rows, notes
+
+
+def _rough(where: str, c: dict) -> list[str]:
+    """The note for a paired interval made from too few deals won by one agent only, if it is."""
+    decided = c["first_only"] + c["second_only"]
+    if decided >= ROUGH:
+        return []
+    return [f"{where}: {decided} deals won by one only: the interval is rough (made for {ROUGH} or more)"]
 
 
 def _paired_row(name: str, level: str, c: dict) -> list[str]:
