@@ -97,11 +97,27 @@ def _busts(net, currency):
             | (_CURRENCY & (currency[:, None] - _VALUE > BUST_LIMIT)))
 
 
-def derive(observations) -> np.ndarray:
-    """The derived features of a batch of observations, shape (n, ``SIZE``) (or (``SIZE``,) for one)."""
-    obs = np.asarray(observations, dtype=np.float32)
+def _vectors(observations, name: str) -> np.ndarray:
+    """``observations`` as float32: vectors, or the AEC env's observation dict (its vector is taken)."""
+    if isinstance(observations, dict):
+        if "observation" not in observations:
+            raise ValueError(f"{name} takes observation vectors or the AEC env's observation dict, got a dict with "
+                             f"keys {sorted(map(str, observations))}")
+        observations = observations["observation"]
+    try:
+        obs = np.asarray(observations, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} takes observations of {O.SIZE} floats, one or a batch, "
+                         f"got {type(observations).__name__}") from None
     if obs.shape[-1:] != (O.SIZE,) or obs.ndim not in (1, 2):
-        raise ValueError(f"derive takes observations of {O.SIZE} floats, one or a batch, got shape {obs.shape}")
+        raise ValueError(f"{name} takes observations of {O.SIZE} floats, one or a batch, got shape {obs.shape}")
+    return obs
+
+
+def derive(observations) -> np.ndarray:
+    """The derived features of a batch of observations, shape (n, ``SIZE``) (or (``SIZE``,) for one).
+    The AEC env's observation dict may be given as it is: its ``"observation"`` is used."""
+    obs = _vectors(observations, "derive")
     single = obs.ndim == 1
     obs = obs.reshape(-1, O.SIZE)
     out = np.zeros((len(obs), SIZE), dtype=np.float32)
@@ -142,8 +158,9 @@ def derive(observations) -> np.ndarray:
 
 
 def extend(observations) -> np.ndarray:
-    """The observations with their derived features appended: ``EXTENDED_SIZE`` floats each."""
-    obs = np.asarray(observations, dtype=np.float32)
+    """The observations with their derived features appended: ``EXTENDED_SIZE`` floats each (of the
+    AEC env's observation dict, its ``"observation"``)."""
+    obs = _vectors(observations, "extend")
     return np.concatenate([obs, derive(obs)], axis=-1)
 
 

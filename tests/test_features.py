@@ -114,6 +114,15 @@ def test_derive_takes_one_observation_or_a_batch_and_refuses_other_shapes():
     with pytest.raises(ValueError, match=f"derive takes observations of {O.SIZE} floats, one or a batch, "
                                          r"got shape \(5,\)"):
         F.derive(np.zeros(5))
+    # the AEC env's observation dict, as a PettingZoo loop has it (it was a TypeError from NumPy)
+    as_dict = {"observation": obs, "action_mask": np.ones(4, dtype=np.int8)}
+    np.testing.assert_array_equal(F.extend(as_dict), extended)
+    np.testing.assert_array_equal(F.derive(as_dict), one)
+    with pytest.raises(ValueError, match=r"^extend takes observation vectors or the AEC env's observation dict, "
+                                         r"got a dict with keys \['action_mask'\]$"):
+        F.extend({"action_mask": 1})
+    with pytest.raises(ValueError, match=f"^extend takes observations of {O.SIZE} floats, one or a batch, got str$"):
+        F.extend("obs")
 
 
 def test_the_wrapper_gives_an_env_the_derived_features():
