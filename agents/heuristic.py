@@ -169,7 +169,7 @@ class HeuristicAgent(Agent):
         a bust token first (the plan's waste is already counted), then cards, then coins."""
         owed = snap["payment"]
         plan = payment.automatic(hand, me["coins"], me["bust_tokens"], owed["remaining"],
-                                 C.parse(owed["card"]), owed["duplicates_only"])
+                                 C.parse(owed["card"]), owed["duplicates_only"], last=owed["for"] == "final_buy")
         if plan.bust_tokens:
             return PAY_BUST
         if plan.cards:

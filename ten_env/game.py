@@ -715,7 +715,7 @@ class Game:
             paid = payment.jen(self.hands[seat], self.coins[seat], self.bust_tokens[seat], price)
         elif self.rules.payment == "auto":
             paid = payment.automatic(self.hands[seat], self.coins[seat], self.bust_tokens[seat], price,
-                                     purpose[1], self.pay_duplicates_only)
+                                     purpose[1], self.pay_duplicates_only, last=purpose[0] == "final_buy")
         else:
             self.phase, self.decider, self.pay_remaining = "pay", seat, price
             return

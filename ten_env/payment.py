@@ -38,7 +38,7 @@ def wealth(coins: int, bust_tokens: int, hand, duplicates_only: bool = False) ->
 
 
 def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
-              duplicates_only: bool = False) -> Payment:
+              duplicates_only: bool = False, last: bool = False) -> Payment:
     """How automatic payment pays ``price`` for the card ``incoming``.
 
     Without giving up score where that is possible: idle duplicates first (every
@@ -50,6 +50,9 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     hand has several. Every judgement is made with ``incoming`` already in hand.
     With ``duplicates_only`` (solitaire auctions) a last copy is never spent, counted
     in ``hand`` as it was: a copy of ``incoming`` already held is not money either.
+    ``last`` (the final buy, after which the hand never changes) spends the cards the best
+    arrangement leaves out right after the idle duplicates, before coins and tokens: they
+    score nothing now or later, and money, then fewer cards, break ties.
     The caller makes sure the player can pay.
     """
     hand = list(hand)
@@ -70,6 +73,14 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
                 spent += [card] * idle
                 hand[card] -= idle
                 due -= idle
+    if last and due:
+        used = used_in_best(hand)
+        for card in held:
+            left_out = min(hand[card] - used[card], hand[card] - (card == incoming) - keep, due)
+            if left_out > 0:
+                spent += [card] * left_out
+                hand[card] -= left_out
+                due -= left_out
     if not due:
         return Payment(0, 0, tuple(spent))
     use_tokens = min(bust_tokens, max(0, -(-(due - coins) // BUST_TOKEN_VALUE)))

@@ -112,7 +112,7 @@ def rules_arrangement(cards: list[str]) -> dict[str, int]:
 
 
 def rules_payment(hand: list[str], coins: int, bust_tokens: int, price: int, incoming: str,
-                  duplicates_only: bool) -> dict:
+                  duplicates_only: bool, final_buy: bool = False) -> dict:
     """What automatic payment spends, as RULES.md words it: ``{"coins", "bust_tokens", "cards"}``
     (the cards sorted by name). The payer can afford ``price``."""
     held = Counter(hand)
@@ -127,6 +127,13 @@ def rules_payment(hand: list[str], coins: int, bust_tokens: int, price: int, inc
         if held[card] > 1 and due:
             extra = held[card] - 1 if card in NUMBER_CARDS else min(held[card] - 1, held[card] - used.get(card, 0))
             n = max(0, min(extra, spendable(card), due))
+            spent += [card] * n
+            held[card] -= n
+            due -= n
+    if final_buy and due:  # then the cards the best arrangement leaves out, the lowest first
+        used = rules_arrangement(list(held.elements()))
+        for card in ORDER:
+            n = max(0, min(held[card] - used.get(card, 0), spendable(card), due))
             spent += [card] * n
             held[card] -= n
             due -= n

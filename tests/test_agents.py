@@ -203,3 +203,19 @@ def test_pretrained_model_loads_by_name_and_plays():
     assert results.wins[0] >= fewest_plausible_wins(20, card_rate("ppo-jen", level=4))
     with pytest.raises(ValueError, match="no pretrained model 'ppo-jenn'; available: .*ppo-jen"):
         PolicyAgent.pretrained("ppo-jenn")
+
+
+def test_the_heuristic_pays_by_hand_as_automatic_payment_would_at_the_final_buy():
+    # Manual payment, seat 0's final buy of O1: B5 scores nothing and the hand never changes again,
+    # so the heuristic pays with B5 as automatic payment does there, not with a coin.
+    from stacked import new_game, play
+    from agents.tournament import player_view
+
+    game = new_game(["O1", "$1", "G1", "G2", "G3", "B1", "B2", "B5"], payment="manual")
+    play(game, "draw", "stop_currency")
+    play(game, "draw", "draw", "stop_numbers", "pass")
+    play(game, "draw", "draw", "pass", "pass")
+    play(game, "buy_O1")
+    assert (game.phase, game.current_player, game.pay_for) == ("pay", 0, ("final_buy", game.pay_for[1]))
+    heuristic = HeuristicAgent()
+    assert game.action_name(heuristic.act(*player_view(game, 0, heuristic))) == "pay_B5"

@@ -3,7 +3,8 @@
 RULES.md ("Automatic payment"): duplicates first (lowest card first), then coins,
 then as few bust tokens as possible with coins alongside to waste the least, and
 last the cards whose loss costs the least score, one at a time, judged with the
-incoming card already in hand. Manual payment: the payer picks each coin, token
+incoming card already in hand; at the final buy the cards that score nothing go
+before coins. Manual payment: the payer picks each coin, token
 or card until the price is met.
 """
 
@@ -187,6 +188,23 @@ def test_auto_payment_judges_the_hand_again_after_the_left_out_cards():
     without B2, W2 moves to blue and O5 comes into use, and G3 would go instead of O5."""
     assert _auto_pays(["B2", "B5", "B6", "G2", "G3", "G5", "O5", "P2", "P3"], 14, "W2", coins=8) \
         == (["B2", "G5", "O5", "B5", "B6", "G2"], 8)
+
+
+def test_auto_payment_at_the_final_buy_spends_the_cards_that_score_nothing_first():
+    """At the final buy a hand never changes again: B5, which no run of seat 0 uses, pays for O1
+    before any coin (earlier in the game a coin pays, since B5 may yet fill a run). Seat 0 keeps 6
+    coins to seat 1's 5 and wins the tie on points; paying a coin would have tied the money too
+    and lost on cards (4 to 3)."""
+    game = new_game(["O1", "$1", "G1", "G2", "G3", "B1", "B2", "B5"])
+    play(game, "draw", "stop_currency")  # seat 0: O1 to the market, 6 coins
+    play(game, "draw", "draw", "stop_numbers", "pass")  # seat 1 takes G1 G2 G3
+    play(game, "draw", "draw", "pass")  # seat 0 takes B1 B2 B5 with the last card, buys nothing
+    play(game, "pass")  # seat 1's final buy
+    assert (game.phase, game.current_player) == ("final_buy", 0)
+    game.act("buy_O1")
+    assert player(game, 0) == {"coins": 6, "bust_tokens": 0, "cards": ["B1", "B2", "O1"], "score": 3}
+    assert player(game, 1)["score"] == 3 and player(game, 1)["coins"] == 5
+    assert game.winners() == [0]
 
 
 def test_auto_payment_at_the_table_spends_the_idle_number_not_the_idle_wildcard():

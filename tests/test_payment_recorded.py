@@ -101,3 +101,31 @@ def test_rules_md_words_pay_what_the_recording_paid(part):
         assert _rules_payment(case) == dict(case["spent"], cards=sorted(case["spent"]["cards"])), case
         checked += 1
     assert checked > 1500
+
+
+def test_the_final_buy_pays_as_rules_md_words_and_never_worse():
+    # The recorded hands as final buys (every 5th outside solitaire auctions): the cards the best
+    # arrangement leaves out go before coins and tokens. The payment is RULES.md's, and against the
+    # same hand paid earlier in the game it never keeps less money or scores less.
+    from ten_env.scoring import score_counts
+
+    def after(case, paid):
+        hand = _counts(case["hand"])
+        hand[C.parse(case["incoming"])] += 1
+        for card in paid.cards:
+            hand[card] -= 1
+        return score_counts(hand), -paid.coins - payment.BUST_TOKEN_VALUE * paid.bust_tokens
+
+    checked = differ = 0
+    for case in [case for case in CASES if not case["duplicates_only"]][::5]:
+        args = (_counts(case["hand"]), case["coins"], case["bust_tokens"], case["price"], C.parse(case["incoming"]))
+        final, earlier = payment.automatic(*args, last=True), payment.automatic(*args)
+        got = {"coins": final.coins, "bust_tokens": final.bust_tokens,
+               "cards": sorted(C.NAMES[c] for c in final.cards)}
+        assert got == rules_payment(case["hand"], case["coins"], case["bust_tokens"], case["price"], case["incoming"],
+                                    False, final_buy=True), case
+        (score, money), (score_before, money_before) = after(case, final), after(case, earlier)
+        assert score == score_before and money >= money_before, case
+        checked += 1
+        differ += final != earlier
+    assert checked > 1000 and differ > 100
