@@ -52,7 +52,7 @@ from pathlib import Path
 from . import cards as C
 from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game, bust_by
 from .payment import BUST_TOKEN_VALUE
-from .rules import Rules
+from .rules import PLAYER_COUNTS, Rules
 from .scoring import best_layout, hand_score, run_score
 
 FORMAT = "ten-record"
@@ -511,6 +511,9 @@ def check_record(record, where: str = "the record") -> None:
         if not isinstance(record.get(key), kind):
             raise ValueError(f"{where!r}: the record's {key!r} is missing or not a {kind.__name__}")
     seats = len(record["players"])
+    if seats not in PLAYER_COUNTS:
+        raise ValueError(f"{where!r}: the record names {seats} players; a game has {PLAYER_COUNTS[0]} to "
+                         f"{PLAYER_COUNTS[-1]}")
     for i, player in enumerate(record["players"]):
         if not (isinstance(player, dict) and isinstance(player.get("name"), str)):
             raise ValueError(f"{where!r}: the record's player {i} needs a \"name\" (a string), "
@@ -519,15 +522,23 @@ def check_record(record, where: str = "the record") -> None:
         if not (isinstance(step, dict) and isinstance(step.get("events"), list)
                 and isinstance(step.get("state"), dict) and isinstance(step.get("action"), str)):
             raise ValueError(f"{where!r}: step {i} needs 'action', 'events' and 'state'")
-        if len(step["state"].get("players", ())) != seats:
-            raise ValueError(f"{where!r}: step {i} shows {len(step['state'].get('players', ()))} players, "
-                             f"the record names {seats}")
+        _check_seats(step["state"], seats, f"{where!r}: step {i}")
         if "policy" in step and not _is_policy(step["policy"]):
             raise ValueError(f"{where!r}: step {i}'s policy needs a \"value\" (a number) and \"probs\" "
                              f"([[action name, probability], ...]); got {json.dumps(step['policy'])[:60]}")
+    _check_seats(record["initial"], seats, f"{where!r}: the initial state")
     if record["rules"].get("deck_file") is None and (record.get("seed") is not None
                                                      or record.get("deck") is not None):
         _check_replay(record, where)
+
+
+def _check_seats(state: dict, seats: int, where: str) -> None:
+    players = state.get("players")
+    if not isinstance(players, list):
+        raise ValueError(f"{where} needs \"players\" (a list, one entry a seat); got {json.dumps(players)[:40]}")
+    if len(players) != seats:
+        raise ValueError(f"{where} shows {len(players)} player{'' if len(players) == 1 else 's'}, "
+                         f"the record names {seats}")
 
 
 def _is_policy(policy) -> bool:

@@ -69,10 +69,20 @@ def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
               ({"matchups": [{**good["matchups"][0], "wins": 1 - good["matchups"][0]["wins"]}]},
                r"^'.*table.json': the per_game entry of JEN 8 does not add up to its matchup: 2 deals, \d W and 0 T, "
                r"against 2 games, \d wins and 0 shared$")]
+    # margins no game gives: NaN (which Python's json reads), and one too big for a score (a TypeError once)
+    for margin in (float("nan"), 10**30, -41):
+        per_game = {**good["matchups"][0]["per_game"], "margins": [margin, 0]}
+        broken.append(({"matchups": [{**good["matchups"][0], "per_game": per_game}]},
+                       r"the per_game entry of JEN 8 is not ten eval's \(.*one margin a game, from -40 to 40\)$"))
+    broken.append(({"matchups": [{**good["matchups"][0], "win_rate": float("inf")}]}, "win_rate is Infinity, not a"))
     for change, message in broken:
         path.write_text(json.dumps({**good, **change}))
         with pytest.raises(ValueError, match=message):
             compare.load_report(path)
+    (tmp_path / "deep.json").write_text("[" * 100_000)  # was a RecursionError
+    with pytest.raises(ValueError, match=r"^'.*deep.json' is not a report.json of ten eval \(its JSON is nested too "
+                                         r"deeply\)$"):
+        compare.load_report(tmp_path / "deep.json")
     path.write_text(json.dumps(good))
     assert compare.load_report(path) == json.loads(json.dumps(good))
 

@@ -368,6 +368,21 @@ def test_a_record_without_its_deck_is_checked_for_shape_only():
     record["seed"] = 5
     with pytest.raises(ValueError, match=r"step 0 is not what .*: state\.players\[1\]\.coins is \d+ in the record"):
         check_record(record)
+    # its shape is still checked: the seats a state shows (a state without them was a TypeError
+    # in the check itself), and a table of 2-5
+    record["seed"] = None
+    for edit, message in ((lambda r: r["steps"][0]["state"].update(players=None),
+                           r"^'the record': step 0 needs \"players\" \(a list, one entry a seat\); got null$"),
+                          (lambda r: r["initial"].update(players=1.5),
+                           r"^'the record': the initial state needs \"players\" \(a list, one entry a seat\); got 1.5$"),
+                          (lambda r: r["initial"]["players"].pop(),
+                           r"^'the record': the initial state shows 1 player, the record names 2$"),
+                          (lambda r: r.update(players=[], initial={}, steps=[]),
+                           r"^'the record': the record names 0 players; a game has 2 to 5$")):
+        broken = json.loads(json.dumps(record))
+        edit(broken)
+        with pytest.raises(ValueError, match=message):
+            check_record(broken)
 
 
 def test_a_record_of_a_stacked_deck_and_a_policy_replays():

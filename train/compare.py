@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 from ten_env.rules import JEN_LEVELS
+from ten_env.scoring import run_score
 
 from .options import check_output, is_whole, make_writable, need_training_extra, real_number
 from .stats import ladder_rank, paired_comparison, wilson_interval
@@ -48,6 +50,8 @@ def load_report(path) -> dict:
         raise ValueError(f"{str(path)!r} does not exist") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{str(path)!r} is not a report.json of ten eval ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{str(path)!r} is not a report.json of ten eval (its JSON is nested too deeply)") from None
     if (not isinstance(report, dict) or not isinstance(report.get("matchups"), list)
             or not isinstance(report.get("agent"), str)):
         raise ValueError(f"{str(path)!r} is not a report.json of ten eval (no agent name and matchups)")
@@ -78,7 +82,11 @@ def load_report(path) -> dict:
 
 
 def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite JSON number (Python's json reads NaN and Infinity too)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+MAX_MARGIN = 4 * run_score(9)  # a player's score is at most every colour's run of 1-9
 
 
 def _matchup_problem(m) -> str | None:
@@ -165,12 +173,14 @@ def deal_results(matchup: dict) -> dict | None:
             first, last = entry["deck_seeds"]
             outcomes, margins = entry["outcomes"], entry["margins"]
             ok = (is_whole(first) and len(outcomes) == len(margins) == last - first + 1
-                  and set(outcomes) <= set("WTL") and all(_number(margin) for margin in margins))
+                  and set(outcomes) <= set("WTL")
+                  and all(_number(margin) and abs(margin) <= MAX_MARGIN for margin in margins))
         except (KeyError, TypeError, ValueError):
             ok = False
         if not ok:
             raise ValueError(f"the per_game entry of JEN {matchup.get('level')} is not ten eval's "
-                             f"(deck_seeds [first, last], one outcome W/T/L and one margin a game)")
+                             f"(deck_seeds [first, last], one outcome W/T/L and one margin a game, "
+                             f"from -{MAX_MARGIN} to {MAX_MARGIN})")
         deals.update({first + i: (o, m) for i, (o, m) in enumerate(zip(outcomes, margins))})
     counted = [sum(o == kind for o, _ in deals.values()) for kind in "WT"]
     if (len(deals), *counted) != (matchup.get("games"), matchup.get("wins"), matchup.get("shared_wins", 0)):
