@@ -474,6 +474,8 @@ def save_record(record: dict, path) -> Path:
 
 def load_record(path) -> dict:
     """A record read back from ``path``; ``ValueError`` naming what is wrong with the file."""
+    if not str(path).strip():  # Path("") would be the current folder
+        raise ValueError("the record's file name is empty: give one such as game.json")
     path = Path(path)
     try:
         text = path.read_text()

@@ -31,10 +31,13 @@ def render_table(game, me: int | None = None, names: list[str] | None = None, la
     lines.append(head)
     lines.append("market:  " + (" ".join(C.sort_names(C.expand(game.market))) or "-"))
     tableau = " ".join(C.NAMES[c] for c in game.tableau) or "-"
-    lines.append(
-        f"tableau: {tableau}   net {game.net_total}  currency {game.currency_total}"
-        f"   ({label(game.active_player)} drawing)"
-    )
+    if game.phase == "over":
+        whose = "game over"
+    elif game.phase == "final_buy" or (game.pay_for is not None and game.pay_for[0] == "final_buy"):
+        whose = "final buys"  # the deck is out: nobody draws
+    else:
+        whose = f"{label(game.active_player)} drawing"
+    lines.append(f"tableau: {tableau}   net {game.net_total}  currency {game.currency_total}   ({whose})")
     if game.auction_card is not None:
         bid = f"{game.high_bid} by {label(game.high_bidder)}" if game.high_bidder is not None else "none"
         lines.append(f"auction: {C.NAMES[game.auction_card]}  high bid {bid}")

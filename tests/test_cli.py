@@ -164,6 +164,15 @@ def test_plain_ten_prints_the_help_and_exits_0(capsys):
     assert run.returncode == 0 and run.stdout == captured.out and run.stderr == ""
 
 
+def test_every_command_describes_itself_in_its_help():
+    import argparse
+
+    from train.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert not [name for name, parser in sub.choices.items() if not parser.description]  # ten demo and ten bench had none
+
+
 def test_version(capsys):
     with pytest.raises(SystemExit) as info:
         main(["--version"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
 import sys
@@ -25,6 +26,8 @@ def test_play_solitaire_to_the_end_through_stdin():
     assert scores[0] < scores[1] and "JEN wins." in text and "you beat JEN!" not in text
     assert "'nonsense' is not one of your moves" in text and "'99' is not one of your moves" in text
     assert "Answer with the number" in text  # the help
+    # the last table: nobody is drawing once the game is over
+    assert re.findall(r"^tableau: .*$", text, re.M)[-1].endswith("(game over)")
 
 
 def test_play_against_agents_by_action_names():
@@ -132,6 +135,23 @@ def test_a_number_the_prompt_cannot_read_is_asked_again():
         assert "is not one of your moves now; type a number from 1 to" in text and "you left the game" in text
 
 
+def test_input_the_prompt_cannot_read_is_asked_again_or_ends_the_game(monkeypatch):
+    # bytes that are not UTF-8 under a strict UTF-8 terminal: a move that is not one, not an error
+    run = subprocess.run([sys.executable, "-m", "train.cli", "play", "--level", "6", "--seed", "1"],
+                         input=b"\xff\xfe\nquit\n", capture_output=True, timeout=120,
+                         env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert run.returncode == 0, run.stderr
+    assert "is not one of your moves now" in run.stdout.decode() and "you left the game" in run.stdout.decode()
+    # a very long line is not echoed whole
+    out = io.StringIO()
+    assert play(Rules(jen_level=6), [], seed=1, stdin=io.StringIO("x" * 5000 + "\nquit\n"), stdout=out) == 0
+    assert "'" + "x" * 37 + "...' is not one of your moves now" in out.getvalue() and "x" * 41 not in out.getvalue()
+    # a closed standard input (sys.stdin is None) is input that has ended
+    monkeypatch.setattr(sys, "stdin", None)
+    out = io.StringIO()
+    assert play(Rules(jen_level=6), [], seed=1, stdout=out) == 1 and "no more input" in out.getvalue()
+
+
 def test_a_save_path_that_cannot_be_written_is_refused_before_the_game(tmp_path, capsys, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
@@ -167,3 +187,21 @@ def test_demo_delay_is_bounded():
         assert run.returncode == 2 and run.stdout == ""
         assert run.stderr.splitlines()[-1] == (f"ten demo: error: argument --delay: must be a number of seconds "
                                                f"from 0 to 3600, got {delay!r}"), run.stderr
+
+
+def test_the_table_says_who_draws_only_while_someone_does():
+    from stacked import new_game, play as play_moves
+
+    from ten_env.render import render_table
+
+    def whose(game):
+        return re.search(r"^tableau: .*?   \((.*)\)$", render_table(game, names=["ann", "bob"]), re.M).group(1)
+
+    game = new_game(["O1", "$1", "G1", "G2", "G3", "B1", "B2", "B5"], payment="manual")
+    assert whose(game) == "ann (seat 0) drawing"
+    play_moves(game, "draw", "stop_currency", "draw", "draw", "stop_numbers", "pass", "draw", "draw", "pass")
+    assert game.phase == "final_buy" and whose(game) == "final buys"  # the deck is out
+    play_moves(game, "pass", "buy_O1")
+    assert game.phase == "pay" and whose(game) == "final buys"  # paying for a final buy
+    play_moves(game, "pay_B5")
+    assert game.is_over and whose(game) == "game over"

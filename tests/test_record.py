@@ -206,7 +206,9 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
     (["view", "{tmp}/game.json"],  # the file beside it, game.html, is not a page of ten view's
      "ten: error: '{tmp}/game.html' already exists: use --overwrite to replace it, or another -o\n"),
     (["view", "{tmp}/game.json", "-o", "{tmp}/broken.json"], "ten: error: '{tmp}/broken.json' already exists"),
-    (["view", "{tmp}/game.json", "-o", " "], "ten: error: the file name is empty: give one such as game.json\n"),
+    (["view", "{tmp}/game.json", "-o", " "], "ten: error: the file name is empty: give one such as game.html\n"),
+    (["view", "{tmp}/game.json", "-o", "{tmp}"], "ten: error: '{tmp}' is a folder: give a file name such as game.html\n"),
+    (["view", ""], "ten: error: the record's file name is empty: give one such as game.json\n"),
     (["view", "{tmp}/missing.json"], "ten: error: cannot read"),
     (["view", "{tmp}/broken.json"], "ten: error: '{tmp}/broken.json' is not a game record: invalid JSON"),
     (["view", "{tmp}/deep.json"], "ten: error: '{tmp}/deep.json' is not a game record: its JSON is nested too deeply"),

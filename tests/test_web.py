@@ -172,6 +172,10 @@ def test_a_move_in_the_browser_reaches_the_engine(browser, web_game):
     web, url = web_game
     browser.get(url)
     assert _errors(browser) == []
+    # the person is "you", named once, in their own grammar (it read "you (you) is drawing")
+    assert _text(browser, "summary") == "you vs heuristic vs jen:5"
+    assert "(you)" not in browser.find_element("tag name", "body").text
+    assert web.rec.game.active_player == 0 and "you are drawing" in _text(browser, "tableau")
     legal = web.rec.game.legal_action_names()
     buttons = browser.find_elements("css selector", "#moves button")
     assert [b.get_attribute("data-action") for b in buttons] == legal

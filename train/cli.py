@@ -172,9 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ten-env {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play a game at the terminal",
-                          description="Play TEN at the terminal: the solitaire game against JEN "
-                                      "(--level) or a normal game against agents (--opponents).")
+    play = sub.add_parser("play", help="play a game at the terminal, or in the browser (--web)",
+                          description="Play TEN at the terminal, or in the browser with --web: the solitaire "
+                                      "game against JEN (--level) or a normal game against agents (--opponents).")
     play.add_argument("--level", type=within(JEN_LEVELS, "--level"), metavar=f"{{{span(JEN_LEVELS)}}}",
                       help="solitaire game against JEN at this level")
     play.add_argument("--opponents", metavar="A,B,...",
@@ -193,7 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_trust_argument(play)
     play.set_defaults(run=_play)
 
-    demo = sub.add_parser("demo", help="watch one game between random players, turn by turn")
+    demo = sub.add_parser("demo", help="watch one game between random players, turn by turn",
+                          description="Watch one game between random players (or a random player against JEN, "
+                                      "--jen), told turn by turn at the terminal.")
     demo.add_argument("--players", type=within(PLAYER_COUNTS, "--players"), default=None,
                       metavar=f"{{{span(PLAYER_COUNTS)}}}", help="players at the table (default 3; 2 with --jen)")
     demo.add_argument("--seed", type=at_least(0, "--seed"), default=0, help="deck shuffle seed (default 0)")
@@ -261,7 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "decisions (visit counts, outcomes); ten distill train trains a model's network on them.")
     distill.add_arguments(distillation)
 
-    bench = sub.add_parser("bench", help="measure speed against PettingZoo's classic card games")
+    bench = sub.add_parser("bench", help="measure speed against PettingZoo's classic card games",
+                           description="Time random legal play in the engine, through ten_env.env() and with "
+                                       "the derived features, each as a ratio to a peer timed in the same run "
+                                       "(RLCard's Leduc core, PettingZoo's leduc_holdem_v4 and "
+                                       "texas_holdem_no_limit_v6, the plain SoloEnv).")
     bench.add_argument("--seconds", type=_positive_seconds, default=5.0, help="time per measurement (default 5)")
     bench.set_defaults(run=_bench)
     return parser

@@ -223,16 +223,16 @@ def rules_from_args(args) -> dict:
     }
 
 
-def check_writable(path, overwrite: bool = False, option: str = "") -> Path:
+def check_writable(path, overwrite: bool = False, option: str = "", example: str = "game.json") -> Path:
     """``ValueError`` unless a file can be written at ``path`` (its folder exists and takes a new
     file, it is not a folder, and it is not there already unless ``overwrite``, the command's
-    ``--overwrite``; ``option`` names where the path was given): checked before a game, so that
-    its record is not lost after it."""
+    ``--overwrite``; ``option`` names where the path was given, ``example`` is a name to suggest):
+    checked before a game, so that its record is not lost after it."""
     if not str(path).strip():  # Path("") would be the current folder
-        raise ValueError("the file name is empty: give one such as game.json")
+        raise ValueError(f"the file name is empty: give one such as {example}")
     path = Path(path)
     if path.is_dir():
-        raise ValueError(f"{str(path)!r} is a folder: give a file name such as game.json")
+        raise ValueError(f"{str(path)!r} is a folder: give a file name such as {example}")
     if path.exists() and not overwrite:
         raise ValueError(f"{str(path)!r} already exists: use --overwrite to replace it"
                          f"{f', or another {option}' if option else ''}")

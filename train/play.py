@@ -58,7 +58,11 @@ def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
     """Run one game with a person in ``seat``; the exit status: 0 when the game ends or the
     person quits, 1 when the input ends first. ``save``: a path to write the record to when
     the game ends or is left."""
-    stdin = stdin or sys.stdin
+    if stdin is None:
+        stdin = sys.stdin  # None when it was closed: no input at all
+        if hasattr(stdin, "reconfigure"):
+            # bytes the terminal's encoding cannot read become a move that is not one, not an error
+            stdin.reconfigure(errors="replace")
     out = stdout or sys.stdout
     players = {}
     others = [s for s in range(rules.num_agents) if s != seat]
@@ -89,7 +93,11 @@ def _play(rec: Recorder, players: dict, seat: int, stdin: TextIO, out: TextIO) -
         print("your move: " + "  ".join(f"[{i}] {move_label(name)}" for i, name in enumerate(legal, 1)), file=out)
         while True:
             print("> ", end="", file=out, flush=True)
-            line = stdin.readline()
+            try:
+                line = stdin.readline() if stdin is not None else ""
+            except KeyboardInterrupt:
+                print(file=out)  # what follows (the record saved) on a line of its own
+                raise
             if not line:
                 print("\nno more input: leaving the game", file=out)
                 return 1
@@ -106,7 +114,8 @@ def _play(rec: Recorder, players: dict, seat: int, stdin: TextIO, out: TextIO) -
             if answer in legal:
                 tell(rec.act(answer), out)
                 break
-            print(f"{answer!r} is not one of your moves now; type a number from 1 to "
+            shown = answer if len(answer) <= 40 else answer[:37] + "..."
+            print(f"{shown!r} is not one of your moves now; type a number from 1 to "
                   f"{len(legal)}, an action name, or 'help'", file=out)
     print(file=out)
     print(render_table(game, me=seat, names=names, last_moves=False), file=out)

@@ -66,10 +66,12 @@ def run(args) -> int:
         raise ValueError(f"the page would overwrite the record {args.record!r}: give the page another name "
                          f"with -o, such as {str(Path(args.record).with_name(Path(args.record).stem + '-view.html'))!r}")
     # args.out as given: check_writable refuses an empty -o, which Path() would read as "."
-    out = check_writable(args.out if args.out is not None else out, args.overwrite or is_page(out), "-o")
+    out = check_writable(args.out if args.out is not None else out, args.overwrite or is_page(out), "-o",
+                         example="game.html")
     try:
         out.write_text(page(record))
     except OSError as exc:
         raise ValueError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
-    print(f"saved {out}: open it in a browser ({len(record['steps'])} actions to step through)")
+    steps = len(record["steps"])
+    print(f"saved {out}: open it in a browser ({steps} action{'' if steps == 1 else 's'} to step through)")
     return 0
