@@ -9,7 +9,8 @@
 - :class:`SearchAgent`: Monte Carlo tree search with chance nodes over what a player sees
   (rollouts, or a trained model's value and policy); :class:`OracleAgent`, the same
   search on the true deck order (it cheats: a ceiling, not a player).
-- :func:`play_games`: seeded games between agents, seats rotated.
+- :func:`play_games`: seeded games between agents, seats rotated; it returns their tallies,
+  :class:`Results` (games, wins, shared wins, scores, margins, decisions and time, per agent).
 - :func:`make_agent`: any of them by the name ``ten`` takes (``"heuristic"``, ``"jen:7"``,
   ``"ppo-jen"``, ``"search:ppo-jen:64"``; :mod:`agents.registry`).
 """

@@ -1,7 +1,8 @@
 """ten-env: the card game TEN as a reinforcement-learning environment.
 
 The rules core: :class:`Rules` (which game), :class:`Game` (one game: state,
-legal actions, acting, scores) and :func:`score` (a collection's points).
+legal actions, acting, scores), :func:`score` (a collection's points) and
+:func:`parse_card` (a card's name, such as ``"B5"``, ``"W#"`` or ``"$2"``, to its id).
 The environments: :func:`env` / :func:`raw_env` (PettingZoo AEC, all seats),
 :class:`SingleAgentEnv` (one learning seat against given policies) and
 :class:`SoloEnv` (the solitaire game against JEN), both Gymnasium envs.
