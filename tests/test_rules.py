@@ -315,6 +315,32 @@ def test_cannot_buy_a_card_identical_to_one_held():
     assert_unchanged_error(game, "buy_B3", "buy", ["pass", "buy_B4", "buy_G3"])
 
 
+def test_no_identical_card_in_a_final_buy_either():
+    """The final buy is a buy: a number card the buyer holds is not offered there."""
+    game = new_game(["B3", "O2", "$1", "G1", "B3"])
+    play(game, "draw", "draw", "stop_currency")  # seat 0: B3 and O2 to the market, 6 coins
+    play(game, "draw")  # seat 1: G1, then B3, the last card: the numbers are taken
+    assert cards(game, 1) == ["B3", "G1"] and game.snapshot()["market"] == ["B3", "O2"]
+    assert legal(game) == ["pass", "buy_O2"]  # seat 1's buy
+    play(game, "pass")
+    assert (game.phase, game.current_player, legal(game)) == ("final_buy", 0, ["pass", "buy_B3", "buy_O2"])
+    play(game, "pass")
+    assert (game.phase, game.current_player, legal(game)) == ("final_buy", 1, ["pass", "buy_O2"])
+    assert_unchanged_error(game, "buy_B3", "final_buy", ["pass", "buy_O2"])
+
+
+def test_no_identical_card_in_the_busting_variants_buy_either():
+    """The busting variant's buy after a bust is a buy: a number card the buyer holds is not offered."""
+    game = new_game(["G5", "$1", "G5", "$1", "P1", "B4", "O9", "P2", "P3"], bust_buy=True)
+    play(game, "draw", "stop_currency")  # seat 0: G5 to the market, 6 coins
+    play(game, "draw", "stop_numbers")  # seat 1 takes its own G5 (it cannot buy the other: its buy is skipped)
+    play(game, "stop_numbers", "pass")  # seat 0 takes P1, buys nothing
+    play(game, "draw")  # seat 1: B4, then O9 busts on numbers
+    assert (game.phase, game.current_player) == ("bust", 1) and game.snapshot()["market"] == ["B4", "G5", "O9"]
+    assert legal(game) == ["pass", "buy_B4"]  # G5 is held (O9 is beyond its 5 coins and 1 card)
+    assert_unchanged_error(game, "buy_G5", "bust", ["pass", "buy_B4"])
+
+
 def test_buy_affordability_counts_tokens_and_cards():
     """Coins, bust tokens at 3 and cards at 1 make up what a buyer can spend (5 + 3 + 1 = 9 here)."""
     game = new_game(["O9", "O8", "G1", "$1", "G2", "P1", "P2", "P3"])
@@ -585,6 +611,17 @@ def test_tie_on_points_and_money_goes_to_fewer_cards():
     assert game.winners() == [1]
 
 
+def test_wildcards_count_among_the_cards_of_the_tie_break():
+    """Equal points and money: a wildcard is one of the player's cards like any other, so B1 B2
+    against G1 and G# is two cards each, a shared win (counting numbers only, G1 would win)."""
+    game = new_game(["G#", "B1", "$1", "B2", "G1"])
+    play(game, "bid_1", "pass")  # seat 1 wins G# for 1 coin
+    play(game, "draw", "draw", "stop_numbers")  # seat 0 takes B1 B2 over $1: seat 1 is paid 1
+    assert game.is_over and cards(game, 1) == ["G1", "G#"]  # seat 1 took G1, the last card
+    assert game.scores() == [2, 2] and game.coins == [5, 5] and game.bust_tokens == [0, 0]
+    assert game.winners() == [0, 1]
+
+
 def test_full_tie_is_a_shared_win():
     """Equal points, money and card count: the tied leaders share the win."""
     game = new_game(["B1", "G1", "$1"], num_players=3)
@@ -619,6 +656,17 @@ def test_bust_buy_variant():
     assert snap["market"] == ["B4", "O1", "O9"]
     assert snap["discard"] == ["$1", "$3"]
     assert snap["active_player"] == 0 and snap["tableau"] == ["P1"]
+
+
+def test_bust_buy_variant_pays_every_other_player_after_the_buy():
+    """At a table of three, a bust on numbers under the busting variant pays the tableau's
+    currency to both other players once the buy (or its refusal) is done."""
+    game = new_game(["$2", "G9", "O5", "P1", "P2", "P3"], num_players=3, bust_buy=True)
+    play(game, "draw", "draw")  # seat 0: $2, G9, then O5 takes the net total to 12
+    assert (game.phase, game.current_player) == ("bust", 0) and game.coins == [5, 5, 5]
+    play(game, "buy_O5")
+    assert game.coins == [0, 7, 7] and cards(game, 0) == ["O5"] and game.bust_tokens == [0, 0, 0]
+    assert (game.phase, game.active_player) == ("draw", 1)
 
 
 def test_bust_buy_variant_on_currency():
