@@ -94,6 +94,9 @@ def test_table_json_and_png_agree(three_way, tmp_path):
     (["random", "no-such-agent"], 2, "unknown agent 'no-such-agent'; use random, heuristic"),
     (["random"], 2, "at least two agents"),
     (["random", "random"], 2, "named more than once"),
+    # one agent by two names: it would be rated twice
+    (["jen:7", "random", "jen:07"], 2, r"^agents 'jen:7' and 'jen:07' are the same agent \(JenAgent\(7\)\): name each"),
+    (["search:8", "search:008"], 2, "agents 'search:8' and 'search:008' are the same agent"),
     (["random", "heuristic"], 3, "tables of 3 players need at least 3 agents, got 2: give more agents or "
                                  "--players 2$"),
     (["random", "heuristic", "jen:4"], 4, "got 3: give more agents or --players 2 or 3$"),

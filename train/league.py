@@ -7,8 +7,9 @@ of ``N`` of them sits at one table: ``C(A, N)`` tables (two agents at 2 players:
 table; five agents at 4 players: five). Each table plays ``G`` games; game ``i`` of
 *every* table uses deck seed ``seed + i`` and the seats rotate game by game as in
 :func:`agents.play_games` (game ``i`` puts the table's agent ``j`` in seat
-``(j - i) mod N``), so every agent meets the same decks and every seat equally
-often. The games are cut into chunks on worker processes by :mod:`train.runner`
+``(j - i) mod N``), so every agent meets the same decks, and every seat equally
+often when ``G`` is a multiple of ``N`` (otherwise the first ``G mod N`` seats of the rotation
+once more: 34, 33 and 33 starts in 100 games at 3 players). The games are cut into chunks on worker processes by :mod:`train.runner`
 (``--jobs``, all cores by default); the results do not depend on the number of jobs.
 
 **Ratings.** A Bradley-Terry model fitted to pairwise outcomes: each game of
@@ -44,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import SearchAgent
 from agents.registry import NAMES_HELP
 from agents.tournament import seeded_games
 from ten_env import Rules
@@ -224,6 +226,13 @@ def _check_agents(agents, num_players) -> list[str]:
     return specs
 
 
+def _identity(agent) -> str:
+    """What an agent is, whatever name gave it (``jen:7`` and ``jen:07``, a model's file by two
+    paths): a search by its model's file as well as its budget."""
+    model = getattr(agent, "model", None) if isinstance(agent, SearchAgent) else None
+    return repr(agent) + ("" if model is None else f" over {model!r}")
+
+
 def _up_to(count: int) -> str:
     """The table sizes ``count`` agents can fill, as words: ``2``, ``2 or 3``, ``2 to 4``."""
     sizes = [n for n in PLAYER_COUNTS if n <= count]
@@ -250,12 +259,16 @@ def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jo
     load_deck(base["deck_file"])
 
     cache: dict = {}
+    seen: dict = {}  # what each agent is, by the name that first gave it
     for spec in specs:  # every name checked here, once, before any worker starts
         try:
             agent = seat_agents((spec,), {}, trust)[0]
         except ValueError as exc:
             message = str(exc)
             raise ValueError(message if spec in message else f"agent {spec!r}: {message}") from None
+        same = seen.setdefault(_identity(agent), spec)
+        if same != spec:
+            raise ValueError(f"agents {same!r} and {spec!r} are the same agent ({agent!r}): name each agent once")
         try:
             check_max_bid(agent, base["max_bid"])
         except ValueError as exc:
