@@ -97,7 +97,7 @@ class RLlibPolicyAgent(Agent):
         warnings.warn(f"unpickling the RLlib checkpoint {str(path)!r} (trusted)", stacklevel=2)
         # RLlib's own checkpoint round trip warns that it calls a deprecated constructor: not ours to fix.
         logging.getLogger("ray._common.deprecation").setLevel(logging.ERROR)
-        module = RLModule.from_checkpoint(module_dir)
+        module = RLModule.from_checkpoint(module_dir.resolve())  # RLlib reads a relative path as a URI
         shape = module.observation_space["observations"].shape
         if shape != (O.SIZE,):
             raise ValueError(f"checkpoint {str(path)!r} was trained for observations of shape {shape}, "

@@ -40,6 +40,7 @@ class TableEnv(TenMultiAgentEnv):
         share, seed = config.pop("share", 0.0), config.pop("seed", 0)
         super().__init__(config)
         self._draw = np.random.default_rng([seed, *self._streams])
+        self._seating = np.random.default_rng([seed, *self._streams, 1])  # map_agent's, one number a game
         others = range(1, self.rules.num_agents)
         self.fixed = [None] + [make_agent(name, seed=seed + i) for i, name in zip(others, scripted)] \
             if scripted else None
@@ -59,6 +60,11 @@ class TableEnv(TenMultiAgentEnv):
             agent.reset(seed=int(draw.integers(2**31)))
         return super().reset(seed=seed, options=options)
 
+    def seating_seed(self) -> int:
+        """The next game's number for :func:`map_agent` (RLlib's seats-to-modules mapping), from
+        a stream of the env's own (the run's seed, the runner, the env's index)."""
+        return int(self._seating.integers(2**62))
+
     def scripted_seat(self, seat):
         return self.table[seat]
 
@@ -69,12 +75,20 @@ class TableEnv(TenMultiAgentEnv):
         return observations, rewards, terminateds, truncateds, infos
 
 
+SEATING = "ten_seating"  # an episode's custom_data key: the number map_agent draws its game's seating from
+
+
 def map_agent(agent_id, episode, modules=(LEARNER,), **kwargs):
     """``player_0`` is the learner; every other seat RLlib plays is one of ``modules`` (the
-    learner or a snapshot), drawn from the episode's id, so a mapping never changes mid-game."""
+    learner or a snapshot), drawn from a number its env gave the game
+    (:meth:`TenCallbacks.on_episode_created`), so that a run is reproduced from its seed and a
+    mapping never changes mid-game. (RLlib also calls this on a chunk of a game being carried
+    on, for seats already mapped, before the chunk has its data: the episode's id, then, for a
+    draw that is discarded.)"""
     if agent_id == PLAYER:
         return LEARNER
-    return random.Random(f"{episode.id_}/{agent_id}").choice(modules)
+    drawn = getattr(episode, "custom_data", {}).get(SEATING, episode.id_)  # none yet while RLlib builds a chunk
+    return random.Random(f"{drawn}/{agent_id}").choice(modules)
 
 
 def send_jen_level(env_runner_group, level: int, runner_ids=None, timeout_s: float | None = None) -> None:
@@ -110,6 +124,11 @@ class TenCallbacks(RLlibCallback):
         if self.jen_level is not None and not is_evaluation:
             send_jen_level(env_runner_group, self.jen_level, list(env_runner_indices),
                            timeout_s=algorithm.config.env_runner_restore_timeout_s)  # as RLlib's own sync
+
+    def on_episode_created(self, *, episode, env=None, env_index=0, **kwargs):
+        table = getattr(getattr(env, "envs", [None] * (env_index + 1))[env_index], "unwrapped", None)
+        if isinstance(table, TableEnv):
+            episode.custom_data[SEATING] = table.seating_seed()
 
     def on_episode_end(self, *, episode, metrics_logger, **kwargs):
         learner = episode.agent_episodes.get(PLAYER)

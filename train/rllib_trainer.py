@@ -62,6 +62,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import shutil
 import socket
 import time
@@ -386,7 +387,7 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
                 continue
             idle = 0
             steps += int(sampled)
-            for level, won, margin, length in runners.get("ten", {}).get("games", []):
+            for level, won, margin, length in finished_games(runners):
                 if level == state["jen_level"]:  # games begun before a climb are left out
                     results.append(float(won))
                 margins.append(margin)
@@ -421,6 +422,18 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
             bar.close()
     save()
     return steps
+
+
+def finished_games(runners: dict) -> list:
+    """The ``ten/games`` items (:class:`train.rllib_env.TenCallbacks`) of an iteration's
+    ``env_runners`` results. RLlib's ``item_series`` reduces a series of one item to the item
+    itself, and reports no games as ``None`` (or NaN), so one game or none is a list too."""
+    games = runners.get("ten", {}).get("games")
+    if games is None or (isinstance(games, float) and math.isnan(games)):
+        return []
+    if isinstance(games, (tuple, list)) and games and not isinstance(games[0], (tuple, list)):
+        return [games]  # one game: (jen_level, won, margin, decisions)
+    return list(games)
 
 
 def _progress_bar(total: int, done: int):
