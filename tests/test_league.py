@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from interrupt import interrupt_after
 from models import save_model_for_other_observations
 
 from agents import play_games
@@ -140,6 +141,32 @@ def test_cli_refuses_to_overwrite_and_says_why_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown agent 'nobody'" in err
     assert not (tmp_path / "never").exists()
+
+
+def test_an_interrupted_league_resumes_to_the_report_of_an_unbroken_one(tmp_path, capsys, monkeypatch):
+    args = ["league", "random", "heuristic", "jen:4", "--games", "12", "--jobs", "1"]
+    whole, broken = tmp_path / "whole", tmp_path / "broken"
+    assert ten([*args, "--out", str(whole)]) == 0
+    assert not (whole / "progress.jsonl").exists()  # a finished league leaves its report only
+    capsys.readouterr()
+    with monkeypatch.context() as patch:
+        played = interrupt_after(patch, L, "_play_chunk", 2)
+        assert ten([*args, "--out", str(broken)]) == 130  # Ctrl-C after two chunks
+    err = capsys.readouterr().err
+    assert "kept in" in err and "--resume" in err and not (broken / "league.json").exists()
+    kept = sum(chunk.games for chunk in played)
+    # the same command without --resume, or a resume with other settings, is refused in one line
+    assert ten([*args, "--out", str(broken)]) == 2
+    assert "holds an unfinished league (progress.jsonl): use --resume" in capsys.readouterr().err
+    assert ten([*args[:-4], "--games", "10", "--jobs", "1", "--out", str(broken), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a league with other settings (differs in: games (the journal has 12, " \
+                                    "given 10))" in err
+    # resumed on two worker processes: the rest is played, and the report is the unbroken league's
+    assert ten([*args[:-2], "--jobs", "2", "--out", str(broken), "--resume"]) == 0
+    assert f"{kept} of 36 games already played" in capsys.readouterr().out
+    assert json.loads((broken / "league.json").read_text()) == json.loads((whole / "league.json").read_text())
+    assert not (broken / "progress.jsonl").exists()
 
 
 def test_cli_subprocess(tmp_path):

@@ -1,12 +1,12 @@
 """The journal of a long run of games: the chunks played so far, so that an interrupted
-``ten eval`` or ``ten distill generate`` can go on.
+``ten eval``, ``ten league`` or ``ten distill generate`` can go on.
 
-``ten eval`` writes ``progress.jsonl`` in its ``--out`` folder as it plays (``ten
-distill generate -o DATA.npz`` in ``DATA.parts/``, beside its chunks' arrays): a first
-line that says which run this is (the agent, the levels or opponents, the rules, the
-games, the first deck seed, the digests of the files it reads) and how its games are
-cut into chunks, then one line per chunk played, with what that chunk gave (its
-tallies, or the file of its arrays). When the report (the data) is saved the journal is
+``ten eval`` and ``ten league`` write ``progress.jsonl`` in their ``--out`` folder as they
+play (``ten distill generate -o DATA.npz`` in ``DATA.parts/``, beside its chunks' arrays): a
+first line that says which run this is (the agents, the levels or opponents or table size,
+the rules, the games, the first deck seed, the digests of the files it reads) and how its
+games are cut into chunks, then one line per chunk played, with what that chunk gave (its
+tallies, its games' records, or the file of its arrays). When the report (the data) is saved the journal is
 removed. If the run stops first (Ctrl-C, a closed terminal, a machine taken back), the
 same command with ``--resume`` reads the journal, plays only the chunks it lacks, on as
 many ``--jobs`` as it is given, and writes what an unbroken run would have written:
@@ -292,7 +292,7 @@ class Journal:
 
 
 class Resumable:
-    """What ``ten eval`` and ``ten distill generate`` share about ``--resume`` and ``--overwrite``,
+    """What ``ten eval``, ``ten league`` and ``ten distill generate`` share about ``--resume`` and ``--overwrite``,
     in the order a command meets it: the options checked against ``folder`` (built before any
     agent loads), :meth:`open` the journal once the run is planned, play inside
     :meth:`playing`, save what the run makes inside :meth:`saving`, then ``journal.finish()``.

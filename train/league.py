@@ -33,6 +33,11 @@ mean score, rating with its interval), ``league.json`` (everything, per table
 too) and ``league.png`` (the ratings with their intervals) in ``--out``
 (default ``runs/league``). A folder that already holds a league report is refused
 unless ``--overwrite`` is given; then only those two files are replaced.
+
+**Resume.** As ``ten eval`` does (:mod:`train.journal`), a league keeps the games it has
+played in ``progress.jsonl`` in ``--out`` until its report is saved; one that stops
+(Ctrl-C, a closed terminal) goes on with the same command and ``--resume`` (``--jobs`` may
+differ) to the report an unbroken league would have written.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from ten_env.rules import PLAYER_COUNTS
 from .options import (Parser, add_jobs_argument, add_rules_arguments, add_trust_argument, at_least,
                       check_max_bid, need_training_extra, prepare_out_dir, rules_from_args, run_command, span,
                       whole_number, within)
+from .journal import Codec, Journal, Resumable, file_digests, with_rules_and_files
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 from .stats import CONFIDENCE, wilson_interval
@@ -99,8 +105,9 @@ def _play_chunk(chunk: Chunk, cache: dict) -> tuple[int, int, list]:
 
 
 def play_tables(tables: list[tuple], games: int, seed: int, jobs: int, cache: dict | None = None,
-                trust: bool = False, progress: bool = False) -> list[list]:
-    """The game records of every table (``(specs, rules dict)``), in game order, whatever ``jobs``."""
+                trust: bool = False, progress: bool = False, journal: Journal | None = None) -> list[list]:
+    """The game records of every table (``(specs, rules dict)``), in game order, whatever ``jobs``;
+    with a ``journal``, its chunks but those it holds are played, each recorded as it ends."""
     parts: list[dict] = [{} for _ in tables]
 
     def done(task, result) -> None:
@@ -108,8 +115,30 @@ def play_tables(tables: list[tuple], games: int, seed: int, jobs: int, cache: di
         parts[index][first_seed] = records
 
     run_chunks(chunks(tables, games, seed, jobs, trust), _play_chunk, jobs, {} if cache is None else cache,
-               done, progress, desc="league")
+               done, progress, desc="league", journal=journal)
     return [[record for first in sorted(part) for record in part[first]] for part in parts]
+
+
+def _records_back(entry: dict) -> tuple[int, int, list]:
+    """A chunk's result as :func:`_play_chunk` gave it, from its journal line (JSON's lists made tuples)."""
+    index, first_seed, _ = entry["chunk"]
+    return index, first_seed, [(tuple(scores), tuple(tuple(key) for key in keys), tuple(winners))
+                               for scores, keys, winners in entry["records"]]
+
+
+#: How a league's chunks are kept in its journal: each game's record on the chunk's line.
+RECORDS = Codec(lambda chunk, result: {"records": result[2]}, _records_back)
+
+
+def league_identity(plan: dict) -> dict:
+    """What makes two leagues the same one: the agents, table size, games, seed, rules and files."""
+    return with_rules_and_files({"agents": plan["agents"], "num_players": plan["num_players"],
+                                 "games": plan["games"], "seed": plan["seed"]}, _journal_plan(plan))
+
+
+def _journal_plan(plan: dict) -> dict:
+    """``plan`` as :mod:`train.journal` reads a run's: its tables are the matchups."""
+    return {**plan, "matchups": plan["tables"]}
 
 
 # --------------------------------------------------------------------------- ratings
@@ -260,12 +289,14 @@ def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jo
 
     cache: dict = {}
     seen: dict = {}  # what each agent is, by the name that first gave it
+    loaded = []
     for spec in specs:  # every name checked here, once, before any worker starts
         try:
             agent = seat_agents((spec,), {}, trust)[0]
         except ValueError as exc:
             message = str(exc)
             raise ValueError(message if spec in message else f"agent {spec!r}: {message}") from None
+        loaded.append(agent)
         same = seen.setdefault(_identity(agent), spec)
         if same != spec:
             raise ValueError(f"agents {same!r} and {spec!r} are the same agent ({agent!r}): name each agent once")
@@ -276,16 +307,18 @@ def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jo
     rules_dict = {**base, "num_players": num_players, "jen_level": None}
     tables = [(combo, rules_dict) for combo in itertools.combinations(specs, num_players)]
     return {"agents": specs, "num_players": num_players, "games": games, "seed": seed, "jobs": jobs,
-            "rules": {"num_players": num_players, **base}, "tables": tables, "cache": cache, "trust": trust}
+            "rules": {"num_players": num_players, **base}, "tables": tables, "cache": cache, "trust": trust,
+            "files": file_digests(loaded, base["deck_file"])}  # what the league reads, for --resume
 
 
-def execute(plan: dict, progress: bool = False, bootstrap: int = BOOTSTRAP) -> dict:
-    """Play what :func:`prepare` checked; the league report."""
+def execute(plan: dict, progress: bool = False, bootstrap: int = BOOTSTRAP, journal: Journal | None = None) -> dict:
+    """Play what :func:`prepare` checked (the chunks ``journal`` lacks, recording each there); the
+    league report."""
     specs, tables = plan["agents"], plan["tables"]
     index = {spec: i for i, spec in enumerate(specs)}
     k = len(specs)
     records = play_tables(tables, plan["games"], plan["seed"], plan["jobs"], plan["cache"], plan["trust"],
-                          progress)
+                          progress, journal)
     games, wins, shared, score = [0] * k, [0] * k, [0] * k, [0] * k
     table_entries, fit_input = [], []
     for (combo, _), table_records in zip(tables, records):
@@ -436,7 +469,11 @@ def add_league_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help=f"where to save league.json / league.png "
                                                       f"(default {DEFAULT_OUT})")
-    parser.add_argument("--overwrite", action="store_true", help="replace the league report already in --out")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the league report already in --out (or start an unfinished league there again)")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with an interrupted league in the --out folder (its progress.jsonl): give the "
+                             "same agents and options; --jobs may differ")
     add_trust_argument(parser)
 
 
@@ -446,15 +483,21 @@ def run(args) -> int:
     if args.out is not None and not args.out.strip():
         raise ValueError("--out is empty: give a folder for league.json / league.png")
     out_dir = Path(args.out) if args.out is not None else DEFAULT_OUT
+    run = Resumable(out_dir, args.resume, args.overwrite, what="league", of=f"in {str(out_dir)!r}",
+                    place=f"--out {str(out_dir)!r}", option="--out", same="the same agents and options",
+                    product="the league report", finished=out_dir / LEAGUE_FILES[0], save_errors=(OSError,))
     plan = prepare(args.agents, num_players=args.players, games=args.games, seed=args.seed, jobs=args.jobs,
                    rules=rules_from_args(args), trust=args.trust_model)
-    prepare_out_dir(out_dir, LEAGUE_FILES, args.overwrite, what="a league report")
-    report = execute(plan, progress=True)
+    journal = run.open(league_identity(plan), _journal_plan(plan),
+                       chunks(plan["tables"], plan["games"], plan["seed"], plan["jobs"], plan["trust"]), RECORDS,
+                       prepare=lambda: prepare_out_dir(out_dir, () if args.resume else LEAGUE_FILES, args.overwrite,
+                                                       what="a league report"))
+    with run.playing():
+        report = execute(plan, progress=True, journal=journal)
     print(format_league(report))
-    try:
+    with run.saving():
         json_path, png_path = save_league(report, out_dir)
-    except OSError as exc:
-        raise ValueError(f"cannot save the league in {str(out_dir)!r}: {exc.strerror or exc}") from None
+    journal.finish()
     print(f"saved {json_path} and {png_path}")
     return 0
 
