@@ -46,6 +46,8 @@ class PolicyAgent(Agent):
         path = Path(path)
         if not path.exists() and path.suffix != ".zip" and path.with_suffix(".zip").exists():
             path = path.with_suffix(".zip")
+        if path.exists() and not path.is_file():
+            raise ValueError(f"model file {str(path)!r} is not a file")
         if not path.is_file():
             raise ValueError(f"model file {str(path)!r} does not exist")
         try:

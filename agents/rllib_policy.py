@@ -51,7 +51,7 @@ def read_card(path) -> dict:
         if card.is_file():
             try:
                 data = json.loads(card.read_text())
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested beyond reading: not ten train's card
                 continue
             if isinstance(data, dict) and data.get("backend") == "rllib":
                 return data
@@ -61,6 +61,9 @@ def read_card(path) -> dict:
 def check_card(path, card: dict) -> None:
     """A checkpoint whose card names another observation size is refused, saying why."""
     shape = card.get("observation_shape")
+    if shape is not None and not (isinstance(shape, list) and all(isinstance(n, int) for n in shape)):
+        raise ValueError(f"checkpoint {str(path)!r}: its model.json gives observation_shape "
+                         f"{json.dumps(shape)[:40]}, not a list of sizes; it is not a card ten train wrote")
     if shape is not None and tuple(shape) != (O.SIZE,):
         raise ValueError(
             f"checkpoint {str(path)!r} was trained for observations of shape {tuple(shape)}, but ten_env "

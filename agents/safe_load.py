@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 import warnings
 import zipfile
@@ -123,8 +124,15 @@ def is_serialized(value) -> bool:
 # ---------------------------------------------------------------------------- reading the file
 
 
+#: The most a file's entries may hold, unpacked: far above any model this project makes (a
+#: 256x256 network's policy.pth is 1.6 MB), far below what a crafted archive could inflate to.
+MAX_ENTRY_BYTES = {"data": 16 << 20, "policy.pth": 256 << 20, "policy.optimizer.pth": 512 << 20}
+
+
 def _archive(path):
     path = Path(path)
+    if path.exists() and not path.is_file():
+        raise ValueError(f"model file {str(path)!r} is not a file")
     if not path.is_file():
         raise ValueError(f"model file {str(path)!r} does not exist")
     try:
@@ -133,11 +141,27 @@ def _archive(path):
         raise _not_a_model(path, f"not a zip archive ({exc})") from None
 
 
+def _read_entry(path, archive, name: str) -> bytes:
+    """The entry ``name``, unpacked, refused first if it says it unpacks to more than
+    :data:`MAX_ENTRY_BYTES` allows (zipfile stops at the size an entry declares)."""
+    size = archive.getinfo(name).file_size  # KeyError when it is not there
+    if size > MAX_ENTRY_BYTES[name]:
+        raise _TooLarge(f"{str(path)!r} is not a MaskablePPO model file: its {name!r} entry unpacks to {size:,} "
+                        f"bytes, more than the {MAX_ENTRY_BYTES[name]:,} a model's may")
+    return archive.read(name)
+
+
+class _TooLarge(ValueError):
+    """An entry too large to unpack (said as it is, not as an entry that cannot be read)."""
+
+
 def read_data(path) -> dict:
     """The file's ``data`` entry as plain JSON (no blob decoded); ``ValueError`` if missing or damaged."""
     with _archive(path) as archive:
         try:
-            raw = archive.read("data")
+            raw = _read_entry(path, archive, "data")
+        except _TooLarge:
+            raise
         except KeyError:
             raise _not_a_model(path, "it has no 'data' entry (the model's settings)") from None
         except (zipfile.BadZipFile, OSError, RuntimeError, ValueError) as exc:
@@ -160,7 +184,9 @@ def read_tensors(path, name: str, required: bool = True, device="cpu"):
 
     with _archive(path) as archive:
         try:
-            raw = archive.read(f"{name}.pth")
+            raw = _read_entry(path, archive, f"{name}.pth")
+        except _TooLarge:
+            raise
         except KeyError:
             if not required:
                 return None
@@ -174,6 +200,9 @@ def read_tensors(path, name: str, required: bool = True, device="cpu"):
         raise _not_a_model(path, f"its {name}.pth is not a plain weights file ({_weights_refusal(exc)})") from None
     if not isinstance(tensors, dict):
         raise _not_a_model(path, f"its {name}.pth holds a {type(tensors).__name__}, not a state dict")
+    if name == "policy" and not all(torch.isfinite(t).all() for t in tensors.values()
+                                    if isinstance(t, torch.Tensor) and t.is_floating_point()):
+        raise _not_a_model(path, "its policy.pth holds weights that are not finite numbers (NaN or infinity)")
     return tensors
 
 
@@ -290,13 +319,17 @@ def _torch_class(value, module, names: tuple[str, ...]):
     return None
 
 
-def _plain_json(value) -> bool:
+def _plain_json(value, depth: int = 0) -> bool:
+    """Plain JSON values, nested at most 32 deep (no setting nests deeper; a crafted one would
+    exhaust the recursion)."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return True
+    if depth >= 32:
+        return False
     if isinstance(value, list):
-        return all(_plain_json(v) for v in value)
+        return all(_plain_json(v, depth + 1) for v in value)
     if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain_json(v) for k, v in value.items())
+        return all(isinstance(k, str) and _plain_json(v, depth + 1) for k, v in value.items())
     return False
 
 
@@ -403,6 +436,7 @@ def load_policy(path, device: str = "cpu"):
     act_space = action_space(path, data)
     kwargs = policy_kwargs_from_data(path, data)
     weights = read_tensors(path, "policy", device=device)
+    _check_size(path, weights, kwargs, obs_space, act_space)
     try:
         policy = MaskableActorCriticPolicy(obs_space, act_space, lambda _: 0.0, **kwargs)
     except Exception as exc:
@@ -410,6 +444,33 @@ def load_policy(path, device: str = "cpu"):
     _load_state(path, policy, weights, kwargs)
     policy.set_training_mode(False)
     return policy.to(device)
+
+
+def declared_parameters(kwargs: dict, observation_size: int, num_actions: int) -> int:
+    """How many numbers the policy network that ``kwargs`` describe holds (SB3's MlpPolicy: an
+    MLP for the policy and one for the value, each with its head; 64x64 each by default)."""
+    arch = kwargs.get("net_arch")
+    if arch is None:
+        arch = {"pi": [64, 64], "vf": [64, 64]}
+    pi, vf = (arch, arch) if isinstance(arch, list) else (arch.get("pi", []), arch.get("vf", []))
+
+    def mlp(layers, outputs):
+        total, width = 0, observation_size
+        for size in [*layers, outputs]:
+            total, width = total + width * size + size, size
+        return total
+
+    return mlp(pi, num_actions) + mlp(vf, 1)
+
+
+def _check_size(path, weights: dict, kwargs: dict, obs_space, act_space) -> None:
+    """Weights of another size than the network the data describes are refused before that
+    network is built (a file may declare a huge one beside a few weights)."""
+    held = sum(t.numel() for t in weights.values() if hasattr(t, "numel"))
+    declared = declared_parameters(kwargs, obs_space.shape[0], act_space.n)
+    if held != declared:
+        raise _not_a_model(path, f"the weights in policy.pth do not fit the network its data describes "
+                                 f"({held:,} numbers for {declared:,}: policy arguments {_short(kwargs)})")
 
 
 def _load_state(path, module, weights, kwargs) -> None:
@@ -474,7 +535,14 @@ def _load_model(path, env, device: str = "cpu", **attributes):
     values["clip_range_vf"] = _constant_schedule(path, data, "clip_range_vf", required=False)
     if not _plain_json(values.get("rollout_buffer_kwargs", {})):
         raise _unsafe(path, "rollout_buffer_kwargs", values["rollout_buffer_kwargs"], "is not plain")
+    for key in ("n_steps", "n_epochs", "batch_size"):
+        if values.get(key) is not None and values[key] < 1:
+            raise _not_a_model(path, f"its entry {key!r} is {values[key]}, not 1 or more")
+    bad = [key for key, value in values.items() if isinstance(value, float) and not math.isfinite(value)]
+    if bad:
+        raise _not_a_model(path, f"its entry {bad[0]!r} is {values[bad[0]]}, not a finite number")
     weights = read_tensors(path, "policy", device=device)
+    _check_size(path, weights, kwargs, saved_obs, saved_act)
     optimizer = read_tensors(path, "policy.optimizer", required=False, device=device)
 
     model = MaskablePPO(policy=MaskableActorCriticPolicy, env=env, device=device, _init_setup_model=False)
@@ -483,7 +551,11 @@ def _load_model(path, env, device: str = "cpu", **attributes):
     values["n_envs"] = model.n_envs  # as SB3 does with a new env
     model.__dict__.update(values)
     model.__dict__.update(attributes)
-    model._setup_model()
+    try:
+        model._setup_model()
+    except Exception as exc:  # e.g. buffer arguments SB3 does not take, or a rollout too large to hold
+        raise _not_a_model(path, f"its settings do not build a model to train further "
+                                 f"({type(exc).__name__}: {_short(exc, 160)})") from None
     _load_state(path, model.policy, weights, kwargs)
     if optimizer is not None:
         try:

@@ -8,9 +8,11 @@ safely (ignoring the blob) or refuse it, and the file must never appear.
 
 from __future__ import annotations
 
+import json
 import pickle
 import subprocess
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -207,6 +209,78 @@ def test_bad_spaces_and_arguments_name_what_is_allowed(tmp_path):
         assert "\n" not in str(info.value)
 
 
+def test_a_file_crafted_to_exhaust_the_machine_is_refused_at_once(tmp_path):
+    # a 'data' entry that unpacks far beyond any model's (a zip bomb: a few KB on disk)
+    import zipfile
+
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(PRETRAINED) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in src.namelist():
+            dst.writestr(name, b" " * (17 << 20) if name == "data" else src.read(name))
+    assert zipfile.ZipFile(path).getinfo("data").compress_size < 1 << 16
+    with pytest.raises(ValueError, match=r"its 'data' entry unpacks to 17,825,792 bytes, more than the "
+                                         r"16,777,216 a model's may$"):
+        PolicyAgent(path)
+    # the largest network a file may name, beside a small one's weights: refused before it is built
+    data = read_data(PRETRAINED)
+    data["policy_kwargs"]["net_arch"] = [4096] * 16
+    path = rewrite_zip(PRETRAINED, tmp_path / "huge.zip", data)
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match=r"weights in policy.pth do not fit the network its data describes "
+                                         r"\(403,333 numbers for 507,785,349: "):
+        PolicyAgent(path)
+    assert time.perf_counter() - started < 10  # it took minutes and gigabytes
+    # settings nested beyond any real one (a RecursionError in the check)
+    data = read_data(PRETRAINED)
+    data["policy_kwargs"]["optimizer_kwargs"] = {"betas": "DEEP"}
+    raw = json.dumps(data).replace('"DEEP"', "[" * 700 + "]" * 700).encode()  # JSON reads it; json.dumps would not
+    with pytest.raises(UnsafeModelError, match="'policy_kwargs.optimizer_kwargs'.*is not plain"):
+        PolicyAgent(rewrite_zip(PRETRAINED, tmp_path / "deep.zip", raw_data=raw))
+    # a path that is there but is not a file
+    (tmp_path / "zero.zip").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match=r"^model file '.*zero.zip' is not a file$"):
+        PolicyAgent(tmp_path / "zero.zip")
+
+
+def test_weights_that_are_not_finite_are_refused(tmp_path):
+    import io
+
+    import torch
+
+    from agents.safe_load import read_tensors
+
+    weights = read_tensors(PRETRAINED, "policy")
+    for bad in (float("nan"), float("inf")):
+        spoilt = {key: value.clone() for key, value in weights.items()}
+        next(iter(spoilt.values())).view(-1)[0] = bad
+        saved = io.BytesIO()
+        torch.save(spoilt, saved)
+        path = rewrite_zip(PRETRAINED, tmp_path / "nan.zip", replace={"policy.pth": saved.getvalue()})
+        with pytest.raises(ValueError, match=r"policy.pth holds weights that are not finite numbers \(NaN or "
+                                             r"infinity\)$"):
+            make_agent(f"search:{path}:4")  # a search over it played on, and wrote a report
+
+
+def test_settings_that_cannot_train_further_are_refused_in_one_line(tmp_path):
+    from agents.safe_load import load_model
+
+    env = ten_env.SoloEnv(jen_level=4)
+    trained = _save(tmp_path, "small.zip")
+    for change, message in [
+        (lambda d: d.update(rollout_buffer_kwargs={"foo": 1}), r"its settings do not build a model to train "
+                                                                r"further \(TypeError: "),
+        (lambda d: d.update(n_steps=-1), "its entry 'n_steps' is -1, not 1 or more$"),
+        (lambda d: d.update(batch_size=0), "its entry 'batch_size' is 0, not 1 or more$"),
+        (lambda d: d.update(gamma=float("nan")), "its entry 'gamma' is nan, not a finite number$"),
+    ]:
+        data = read_data(trained)
+        change(data)
+        path = rewrite_zip(trained, tmp_path / "bad.zip", data)
+        with pytest.raises(ValueError, match=message) as info:
+            load_model(path, env=env)
+        assert "\n" not in str(info.value) and str(path) in str(info.value)
+
+
 def _save(tmp_path, name, **policy_kwargs):
     from sb3_contrib import MaskablePPO
 
@@ -262,3 +336,21 @@ def test_the_shipped_card_describes_the_model_in_plain_values():
     assert card["num_actions"] == int(data["action_space"]["n"]) == policy.action_space.n == 132
     assert card["observation_shape"] == data["observation_space"]["_shape"] == list(policy.observation_space.shape)
     assert card["max_bid"] == 40 and card["training_steps"] == data["num_timesteps"]
+
+
+def test_a_malformed_rllib_card_is_refused_in_one_line_before_any_trust(tmp_path):
+    # model.json is read before the pickled checkpoint is refused or loaded: a card that is not
+    # ten train's gives one line, not a TypeError or RecursionError
+    from agents.rllib_policy import RLlibPolicyAgent, read_card
+
+    checkpoint = tmp_path / "run" / "checkpoint"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "rllib_checkpoint.json").write_text("{}")
+    for shape in (5, True, "463", [463.0]):
+        (tmp_path / "run" / "model.json").write_text(json.dumps({"backend": "rllib", "observation_shape": shape}))
+        with pytest.raises(ValueError, match=r"its model.json gives observation_shape .*, not a list of sizes"):
+            RLlibPolicyAgent(checkpoint)
+    (tmp_path / "run" / "model.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert read_card(checkpoint) == {}  # not a card: the trust refusal follows
+    with pytest.raises(ValueError, match="an RLlib checkpoint is pickled"):
+        RLlibPolicyAgent(checkpoint)
