@@ -587,6 +587,17 @@ def test_train_refuses_bad_data_in_one_line(lesson, tmp_path, capsys):
     assert not out.exists() and not out.with_suffix(".json").exists()
 
 
+def test_training_that_diverges_says_so_and_writes_nothing(lesson, tmp_path, capsys):
+    # it ended in the refusal of a hidden temporary file's NaN weights (before that, a NaN model was saved)
+    out = tmp_path / "m.zip"
+    assert main(["distill", "train", str(lesson["path"]), "--from", START, "--epochs", "1", "--lr", "1e30",
+                 "-o", str(out)]) == 2
+    err = capsys.readouterr().err  # the epochs' lines went to stdout before it
+    assert err.count("\n") == 1 and err.startswith("ten: error: training diverged in epoch 1: ")
+    assert "give a smaller --lr (it was 1e+30)" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_train_starts_only_from_a_file_that_loads_without_unpickling(lesson, tmp_path, capsys):
     from models import PRETRAINED, craft
 
@@ -809,10 +820,17 @@ def test_a_chunk_file_gone_or_damaged_is_played_again_and_a_failed_save_resumed(
     assert error.startswith("ten: error: ") and "No space left on device" in error
     assert "--resume saves the data" in error and "Traceback" not in captured.err
 
+    # a chunk file copied over another: its line names it, but its contents are the other's, and
+    # its digest says so: that chunk is played again (the data held another chunk's games twice)
+    entries = [json.loads(line) for line in (tmp_path / "data.parts" / "progress.jsonl").read_text().splitlines()[1:]]
+    files = sorted((tmp_path / "data.parts").glob("chunk-*.npz"))
+    files[0].write_bytes(files[1].read_bytes())
+    replaced = next(entry["chunk"][2] for entry in entries if entry["file"] == files[0].name)
+
     with monkeypatch.context() as patch:
         played = _interrupt_generation_after(patch, 100)
         assert main(argv + ["--resume"]) == 0
-    assert not played and "4 of 4 games already played" in capsys.readouterr().out
+    assert len(played) == 1 and f"{4 - replaced} of 4 games already played" in capsys.readouterr().out
     data = D.load_data(out)
     for name in D.ARRAYS:
         np.testing.assert_array_equal(data["arrays"][name], generated["arrays"][name], err_msg=name)

@@ -684,6 +684,44 @@ def test_resume_plays_only_the_chunks_the_journal_lacks(tmp_path, capsys, monkey
     assert [m["per_game"]["deck_seeds"] for m in report["matchups"]] == [[0, 9], [0, 9]]
 
 
+def test_a_journal_edited_or_damaged_is_refused_before_any_game(tmp_path, capsys, monkeypatch):
+    """Each chunk's line must be what that chunk's games give, and the chunks must cover the games:
+    an edited line was taken in (the report did not add up, or a TypeError after every game)."""
+    out = tmp_path / "eval"
+    with monkeypatch.context() as patch:
+        _interrupt_after(patch, 2)
+        assert E.main(_ladder_args(out, "--jobs", "1")) == 130
+    journal = out / "progress.jsonl"
+    lines = journal.read_text().splitlines()
+    header, first = json.loads(lines[0]), json.loads(lines[1])
+
+    def edited(change):
+        entry = json.loads(json.dumps(first))
+        change(entry["results"])
+        return [lines[0], json.dumps(entry), *lines[2:]]
+
+    for damaged in (edited(lambda r: r.update(games=str(r["games"]))), edited(lambda r: r.update(wins=None)),
+                    edited(lambda r: r["wins"].__setitem__(0, r["wins"][0] + 1)),  # no longer its games' W
+                    edited(lambda r: r.update(games=r["games"] - 1)),
+                    edited(lambda r: r.update(per_game=r["per_game"][:-1])),
+                    edited(lambda r: r["per_game"][0][2].__setitem__(0, 0.5)),
+                    [json.dumps(dict(header, chunks=header["chunks"][:-1])), *lines[1:]]):  # games left out
+        journal.write_text("".join(line + "\n" for line in damaged))
+        capsys.readouterr()
+        with monkeypatch.context() as patch:
+            played = _interrupt_after(patch, 0)
+            assert E.main(_ladder_args(out, "--jobs", "1", "--resume")) == 2
+        err = capsys.readouterr().err
+        assert not played and err.count("\n") == 1 and "progress.jsonl' is damaged; start again with --overwrite" in err
+    # a last line whole but without its newline: the next line is not glued to it
+    journal.write_text("\n".join(lines))
+    with monkeypatch.context() as patch:
+        _interrupt_after(patch, 1)
+        assert E.main(_ladder_args(out, "--jobs", "1", "--resume")) == 130
+    assert len([json.loads(line) for line in journal.read_text().splitlines()]) == len(lines) + 1
+    assert E.main(_ladder_args(out, "--jobs", "1", "--resume")) == 0
+
+
 def test_resume_refusals_are_one_line_and_change_nothing(tmp_path, capsys, monkeypatch):
     missing = tmp_path / "missing"
     assert E.main(_ladder_args(missing, "--jobs", "1", "--resume")) == 2

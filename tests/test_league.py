@@ -162,6 +162,17 @@ def test_an_interrupted_league_resumes_to_the_report_of_an_unbroken_one(tmp_path
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds a league with other settings (differs in: games (the journal has 12, " \
                                     "given 10))" in err
+    # a line edited by hand (a game's winner that is not the one standing highest) is refused
+    journal = broken / "progress.jsonl"
+    kept_text = journal.read_text()
+    lines = kept_text.splitlines()
+    entry = json.loads(lines[1])
+    scores, keys, winners = entry["records"][0]
+    entry["records"][0][2] = [a for a in range(3) if a not in winners][:1]
+    journal.write_text("\n".join([lines[0], json.dumps(entry), *lines[2:]]) + "\n")
+    assert ten([*args, "--out", str(broken), "--resume"]) == 2
+    assert "progress.jsonl' is damaged; start again with --overwrite" in capsys.readouterr().err
+    journal.write_text(kept_text)
     # resumed on two worker processes: the rest is played, and the report is the unbroken league's
     assert ten([*args[:-2], "--jobs", "2", "--out", str(broken), "--resume"]) == 0
     assert f"{kept} of 36 games already played" in capsys.readouterr().out

@@ -424,6 +424,10 @@ def test_ten_eval_saves_its_first_games(tmp_path, capsys):
                  "--save-games", "1", "--overwrite"]) == 0
     assert sorted(p.name for p in (out / "games").iterdir()) == ["jen6-game0.json", "notes.txt"]
     assert f"(see one with: ten view {out / 'games' / 'jen6-game0.json'})" in capsys.readouterr().out
+    # another agent's report over it, without --save-games: the records of the report replaced go too
+    assert main(["eval", "random", "--levels", "6", "--games", "1", "--jobs", "1", "--out", str(out),
+                 "--overwrite"]) == 0
+    assert sorted(p.name for p in (out / "games").iterdir()) == ["notes.txt"]
 
 
 def test_a_game_without_a_seed_gets_one_and_can_be_replayed():

@@ -161,6 +161,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 import json
 import math
 import os
@@ -429,13 +430,17 @@ def chunk_files(folder: Path) -> Codec:
                 np.savez_compressed(handle, **result["arrays"])
 
         _replace_atomically(folder / name, write)  # whole before its line names it
-        return {"file": name, "wins": result["wins"], "single_moves": result["single_moves"]}
+        return {"file": name, "sha256": _digest(folder / name), "wins": result["wins"],
+                "single_moves": result["single_moves"]}
 
     def decode(entry: dict) -> dict | None:
         name = entry["file"]
         if not isinstance(name, str) or not CHUNK_FILE.fullmatch(name) or name.startswith("."):
             raise ValueError(f"not a chunk file's name: {name!r}")  # the journal is damaged
         try:
+            # another file than the one its line was written for (copied over it, damaged): played again
+            if "sha256" in entry and _digest(folder / name) != entry["sha256"]:
+                return None
             with np.load(folder / name, allow_pickle=False) as data:
                 arrays = {key: data[key] for key in ARRAYS}
         except Exception:  # gone, cut short or damaged (np.load raises EOFError, zlib.error ...): played again
@@ -443,6 +448,10 @@ def chunk_files(folder: Path) -> Codec:
         return {"arrays": arrays, "wins": int(entry["wins"]), "single_moves": int(entry["single_moves"])}
 
     return Codec(encode, decode)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _remove_parts(folder: Path) -> None:
@@ -870,10 +879,16 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
             else:  # the value alone: the policy network is not even run, and keeps its weights exactly
                 values, loss = policy.predict_values(observations[rows])[:, 0], 0.0
             loss = loss + value_weight * torch.nn.functional.mse_loss(values, rewards[rows])
+            if not torch.isfinite(loss):
+                raise ValueError(f"training diverged in epoch {epoch}: the loss is {float(loss)}; give a "
+                                 f"smaller --lr (it was {lr:g}) or --value-weight (it was {value_weight:g})")
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
         entry = record(epoch, measure(train_idx), measure(valid_idx))
+        if not all(math.isfinite(entry[key]) for key in ("train_policy_loss", "train_value_loss", "validation_loss")):
+            raise ValueError(f"training diverged in epoch {epoch}: its losses are not finite; give a smaller --lr "
+                             f"(it was {lr:g}) or --value-weight (it was {value_weight:g})")
         history.append(entry)
         if best is None or entry["validation_loss"] < best["validation_loss"]:
             best, best_state = entry, copy.deepcopy(policy.state_dict())

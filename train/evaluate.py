@@ -316,10 +316,24 @@ def run(args) -> int:
     print(f"saved {json_path}" + (f" and {png_path}" if png_path else ""))
     if getattr(args, "save_games", 0):
         save_games(plan, out_dir / "games", args.save_games)
+    elif args.overwrite:  # the report replaced: no game of the one before may stay beside it
+        try:
+            remove_games(out_dir / "games")
+        except OSError as exc:
+            raise ValueError(f"cannot remove the earlier game records in {str(out_dir / 'games')!r}: "
+                             f"{exc.strerror or exc}") from None
     return 0
 
 
 GAME_FILE = re.compile(r"(jen\d+-)?game\d+\.json")  # the names save_games writes
+
+
+def remove_games(folder: Path) -> None:
+    """The game records :func:`save_games` wrote in ``folder`` (only files named as it writes them)."""
+    if folder.is_dir():
+        for old in folder.iterdir():
+            if GAME_FILE.fullmatch(old.name) and old.is_file():
+                old.unlink()
 
 
 def save_games(plan: dict, folder: Path, n: int) -> None:
@@ -334,9 +348,7 @@ def save_games(plan: dict, folder: Path, n: int) -> None:
 
     try:
         folder.mkdir(exist_ok=True)
-        for old in folder.iterdir():
-            if GAME_FILE.fullmatch(old.name) and old.is_file():
-                old.unlink()
+        remove_games(folder)
     except OSError as exc:
         raise ValueError(f"cannot write the game records in {str(folder)!r}: {exc.strerror or exc}") from None
     saved = []

@@ -14,7 +14,9 @@ game ``i`` of a matchup is always deck seed ``seed + i``, and each chunk's games
 played as they would have been.
 
 A line cut short by the run being killed while writing it is dropped (its chunk is
-played again); any other damage is an error that says so.
+played again); any other damage is an error that says so, before any game: a line that is
+not what its chunk's games give (each codec's ``fits``), or chunks that no longer cover the
+games.
 """
 
 from __future__ import annotations
@@ -57,15 +59,44 @@ def results_from_json(data: dict) -> Results:
 class Codec(NamedTuple):
     """How a chunk's result is kept: ``encode(chunk, result)`` gives what its line holds (and may
     write files beside the journal), ``decode(entry)`` reads the result back from that line
-    (``None``: it is lost, a file of it gone or damaged, and the chunk is played again)."""
+    (``None``: it is lost, a file of it gone or damaged, and the chunk is played again), and
+    ``fits(chunk, result)`` says whether a result read back is one that chunk's games could give
+    (a line edited by hand or damaged is not: the journal is refused)."""
 
     encode: Callable
     decode: Callable
+    fits: Callable = lambda chunk, result: True
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def tallies_fit(chunk: Chunk, result) -> bool:
+    """Whether ``(matchup index, Results)`` is what ``chunk``'s games give: one game per deck seed
+    of the chunk, in order, each with an outcome and a whole margin per agent, and tallies that
+    add up to them."""
+    index, r = result
+    n = len(chunk.specs)
+    seeds = list(range(chunk.first_seed, chunk.first_seed + chunk.games))
+    if index != chunk.index or r.games != chunk.games or [game[0] for game in r.per_game] != seeds:
+        return False
+    if any(not isinstance(outcomes, tuple) or len(outcomes) != n or not set(outcomes) <= set("WTL")
+           or not isinstance(margins, tuple) or len(margins) != n or not all(map(_whole, margins))
+           for _, outcomes, margins in r.per_game):
+        return False
+    tallies = (r.wins, r.shared_wins, r.total_scores, r.margins, r.decisions, r.seconds)
+    if any(not isinstance(t, list) or len(t) != n for t in tallies) or not all(
+            _whole(x) for t in tallies[:5] for x in t) or not all(isinstance(x, (int, float)) for x in r.seconds):
+        return False
+    return all(r.wins[a] == sum(game[1][a] == "W" for game in r.per_game)
+               and r.shared_wins[a] == sum(game[1][a] == "T" for game in r.per_game)
+               and r.margins[a] == sum(game[2][a] for game in r.per_game) for a in range(n))
 
 
 #: ``ten eval``'s chunks: ``(matchup index, Results)``, the tallies on the line itself.
 TALLIES = Codec(lambda chunk, result: {"results": results_to_json(result[1])},
-                lambda entry: (entry["chunk"][0], results_from_json(entry["results"])))
+                lambda entry: (entry["chunk"][0], results_from_json(entry["results"])), tallies_fit)
 
 
 def _shipped(file: Path) -> str:
@@ -167,6 +198,22 @@ def _key(chunk: Chunk) -> tuple[int, int, int]:
     return chunk.index, chunk.first_seed, chunk.games
 
 
+def _covers(chunks: list[Chunk], plan: dict) -> bool:
+    """Whether ``chunks`` play every game of every matchup of ``plan`` once (deck seeds ``seed`` to
+    ``seed + games - 1``), each chunk starting at a multiple of its table size, as :func:`chunks`
+    cuts them (so that the seats rotate as in one run)."""
+    for index, (specs, _) in enumerate(plan["matchups"]):
+        mine = sorted((c.first_seed, c.games) for c in chunks if c.index == index)
+        start = plan["seed"]
+        for first_seed, games in mine:
+            if first_seed != start or games < 1 or (first_seed - plan["seed"]) % len(specs):
+                return False
+            start += games
+        if start != plan["seed"] + plan["games"]:
+            return False
+    return all(0 <= c.index < len(plan["matchups"]) for c in chunks)
+
+
 def check_resumable(folder: Path, what: str = "evaluation", finished: Path | None = None) -> None:
     """``ValueError`` if ``folder`` holds no journal to resume; ``finished`` is the file a finished
     run leaves, named when it is there. Cheap: callers check it before loading any agent."""
@@ -228,7 +275,8 @@ class Journal:
         check_resumable(folder, what, finished)
         path = Path(folder) / JOURNAL
         try:
-            lines = path.read_text().splitlines()
+            text = path.read_text()
+            lines = text.splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             raise ValueError(f"--resume: cannot read {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
         entries, cut_short = [], False
@@ -245,6 +293,7 @@ class Journal:
         if not isinstance(header, dict) or header.get("format") != FORMAT or "chunks" not in header:
             raise ValueError(f"--resume: {str(path)!r} is not a ten-env journal of this version; "
                              f"start again with --overwrite")
+        damaged = ValueError(f"--resume: {str(path)!r} is damaged; start again with --overwrite")
         differ = _differences(header, identity)
         if differ:
             article = "an" if what[0] in "aeiou" else "a"
@@ -253,17 +302,24 @@ class Journal:
         try:
             chunks = [Chunk(index, tuple(plan["matchups"][index][0]), plan["matchups"][index][1], first_seed, games,
                             plan.get("trust", False)) for index, first_seed, games in header["chunks"]]
+            planned = {_key(c): c for c in chunks}
             done = {tuple(entry["chunk"]): codec.decode(entry) for entry in entries[1:]}
             done = {key: result for key, result in done.items() if result is not None}
             seconds = float(entries[-1].get("seconds", 0.0)) if len(entries) > 1 else 0.0
-        except (KeyError, IndexError, TypeError, ValueError, OSError, zipfile.BadZipFile):
-            raise ValueError(f"--resume: {str(path)!r} is damaged; start again with --overwrite") from None
-        if not set(done) <= {_key(c) for c in chunks}:
+            fits = all(codec.fits(planned[key], result) for key, result in done.items() if key in planned)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OSError, zipfile.BadZipFile):
+            raise damaged from None
+        if not set(done) <= set(planned):
             raise ValueError(f"--resume: {str(path)!r} is damaged (a chunk it does not plan); "
                              f"start again with --overwrite")
-        if cut_short:  # rewritten without it, so that the next line starts on a line of its own
+        if not fits or not _covers(chunks, plan):
+            raise damaged
+        # Rewritten without a line cut short, or with the newline a whole last line lacks, so that
+        # the next line starts on a line of its own.
+        kept = lines[:-1] if cut_short else lines if not text.endswith("\n") else None
+        if kept is not None:
             try:
-                path.write_text("".join(line + "\n" for line in lines[:-1]))
+                path.write_text("".join(line + "\n" for line in kept))
             except OSError as exc:
                 raise ValueError(f"--resume: cannot write {str(path)!r}: {exc.strerror or exc}") from None
         return cls(path, chunks, done, codec, seconds)

@@ -126,8 +126,24 @@ def _records_back(entry: dict) -> tuple[int, int, list]:
                                for scores, keys, winners in entry["records"]]
 
 
+def _records_fit(chunk: Chunk, result: tuple) -> bool:
+    """Whether a chunk's records read back are what its games give: one a game, each with a score
+    and a standing ((score, money, -cards): whole numbers) per agent, the winners those standing
+    highest."""
+    index, first_seed, records = result
+    k = len(chunk.specs)
+
+    def whole(values) -> bool:
+        return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+    return index == chunk.index and first_seed == chunk.first_seed and len(records) == chunk.games and all(
+        len(scores) == k and whole(scores) and len(keys) == k and all(len(key) == 3 and whole(key) for key in keys)
+        and [key[0] for key in keys] == list(scores)
+        and winners == tuple(a for a in range(k) if keys[a] == max(keys)) for scores, keys, winners in records)
+
+
 #: How a league's chunks are kept in its journal: each game's record on the chunk's line.
-RECORDS = Codec(lambda chunk, result: {"records": result[2]}, _records_back)
+RECORDS = Codec(lambda chunk, result: {"records": result[2]}, _records_back, _records_fit)
 
 
 def league_identity(plan: dict) -> dict:
