@@ -52,11 +52,15 @@ from pathlib import Path
 from . import cards as C
 from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game, bust_by
 from .payment import BUST_TOKEN_VALUE
-from .rules import PLAYER_COUNTS, Rules
+from .rules import PLAYER_COUNTS, Rules, plays_as_engine_1
 from .scoring import best_layout, hand_score, run_score
 
 FORMAT = "ten-record"
-VERSION = 1
+#: 2: recorded by engine 2 (:data:`ten_env.rules.ENGINE_VERSION`), the same layout as 1. A record
+#: of version 1 is still read; one of a game that engine 2 plays otherwise (a normal table's with
+#: automatic payment) cannot be played again, and is checked for its shape only.
+VERSION = 2
+READABLE = (1, 2)
 
 
 class _OneStep(Game):
@@ -500,15 +504,17 @@ def check_record(record, where: str = "the record") -> None:
     deck and moves, and every state, event (not its wording, which versions may change) and the
     result must come out as recorded; the first step that does not is named (a record edited by
     hand fails here rather than in the page that shows it). One that hides both, as
-    ``to_dict(public=True)`` does while the game runs, and one whose rules name a ``deck_file``
-    (a file on the machine that made it, not read here) are checked for their shape only.
+    ``to_dict(public=True)`` does while the game runs, one whose rules name a ``deck_file``
+    (a file on the machine that made it, not read here), and one of version 1 of a normal
+    table with automatic payment (played by engine 1, see :data:`VERSION`) are checked for
+    their shape only.
     """
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise ValueError(f"{where!r} is not a game record: it needs \"format\": \"{FORMAT}\" "
                          f"(write one with ten record, ten eval --save-games or ten play --save)")
-    if record.get("version") != VERSION:
+    if record.get("version") not in READABLE:
         raise ValueError(f"{where!r} is a game record of version {record.get('version')!r}; "
-                         f"this ten-env reads version {VERSION}")
+                         f"this ten-env reads versions {', '.join(map(str, READABLE))}")
     for key, kind in (("rules", dict), ("players", list), ("initial", dict), ("steps", list)):
         if not isinstance(record.get(key), kind):
             raise ValueError(f"{where!r}: the record's {key!r} is missing or not a {kind.__name__}")
@@ -529,8 +535,9 @@ def check_record(record, where: str = "the record") -> None:
             raise ValueError(f"{where!r}: step {i}'s policy needs a \"value\" (a number) and \"probs\" "
                              f"([[action name, probability], ...]); got {json.dumps(step['policy'])[:60]}")
     _check_seats(record["initial"], seats, f"{where!r}: the initial state")
-    if record["rules"].get("deck_file") is None and (record.get("seed") is not None
-                                                     or record.get("deck") is not None):
+    replayable = record["version"] == VERSION or plays_as_engine_1(record["rules"])
+    if replayable and record["rules"].get("deck_file") is None and (record.get("seed") is not None
+                                                                    or record.get("deck") is not None):
         _check_replay(record, where)
 
 

@@ -9,6 +9,16 @@ PLAYER_COUNTS = range(2, 6)
 JEN_LEVELS = range(4, 11)
 MAX_BIDS = range(5, 201)
 PAYMENTS = ("auto", "manual")
+#: How the engine plays a game out, raised whenever the same rules, deck and moves would give
+#: another game. 2: automatic payment at a normal table's final buy spends the cards that score
+#: nothing before coins (RULES.md); nothing else changed, so only such games differ from 1's.
+ENGINE_VERSION = 2
+
+
+def plays_as_engine_1(rules: dict) -> bool:
+    """Whether a game under ``rules`` (a dict of :class:`Rules` fields) plays out as engine 1
+    played it: any game but a normal table's with automatic payment."""
+    return rules.get("jen_level") is not None or rules.get("payment", "auto") != "auto"
 
 
 @dataclass(frozen=True)

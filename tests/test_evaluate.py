@@ -705,7 +705,9 @@ def test_a_journal_edited_or_damaged_is_refused_before_any_game(tmp_path, capsys
                     edited(lambda r: r.update(games=r["games"] - 1)),
                     edited(lambda r: r.update(per_game=r["per_game"][:-1])),
                     edited(lambda r: r["per_game"][0][2].__setitem__(0, 0.5)),
-                    [json.dumps(dict(header, chunks=header["chunks"][:-1])), *lines[1:]]):  # games left out
+                    [json.dumps(dict(header, chunks=header["chunks"][:-1])), *lines[1:]],  # games left out
+                    [json.dumps(dict(header, chunks=[[i, s, str(g)] for i, s, g in header["chunks"]])), *lines[1:]],
+                    [json.dumps(dict(header, chunks=[[i, s, float(g)] for i, s, g in header["chunks"]])), *lines[1:]]):
         journal.write_text("".join(line + "\n" for line in damaged))
         capsys.readouterr()
         with monkeypatch.context() as patch:

@@ -13,6 +13,7 @@ from interrupt import interrupt_after
 from models import save_model_for_other_observations
 
 from agents import play_games
+from agents.policy import PRETRAINED_DIR
 from agents.registry import make_agent
 from ten_env import Rules
 from train import league as L
@@ -98,6 +99,8 @@ def test_table_json_and_png_agree(three_way, tmp_path):
     # one agent by two names: it would be rated twice
     (["jen:7", "random", "jen:07"], 2, r"^agents 'jen:7' and 'jen:07' are the same agent \(JenAgent\(7\)\): name each"),
     (["search:8", "search:008"], 2, "agents 'search:8' and 'search:008' are the same agent"),
+    (["ppo-jen", "random", str(PRETRAINED_DIR / "ppo-jen.zip")], 2, "agents 'ppo-jen' and '.*ppo-jen.zip' are the same"),
+    (["search:ppo-jen:8", f"search:{PRETRAINED_DIR / 'ppo-jen.zip'}:8"], 2, "are the same agent"),
     (["random", "heuristic"], 3, "tables of 3 players need at least 3 agents, got 2: give more agents or "
                                  "--players 2$"),
     (["random", "heuristic", "jen:4"], 4, "got 3: give more agents or --players 2 or 3$"),
@@ -172,6 +175,12 @@ def test_an_interrupted_league_resumes_to_the_report_of_an_unbroken_one(tmp_path
     journal.write_text("\n".join([lines[0], json.dumps(entry), *lines[2:]]) + "\n")
     assert ten([*args, "--out", str(broken), "--resume"]) == 2
     assert "progress.jsonl' is damaged; start again with --overwrite" in capsys.readouterr().err
+    # a journal begun by engine 1 (no "engine" in its first line), whose final buys paid otherwise
+    header = json.loads(lines[0])
+    assert header.pop("engine") == 2
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    assert ten([*args, "--out", str(broken), "--resume"]) == 2
+    assert "differs in: engine (the journal has none, given 2)" in capsys.readouterr().err
     journal.write_text(kept_text)
     # resumed on two worker processes: the rest is played, and the report is the unbroken league's
     assert ten([*args[:-2], "--jobs", "2", "--out", str(broken), "--resume"]) == 0

@@ -387,6 +387,31 @@ def test_a_record_without_its_deck_is_checked_for_shape_only():
             check_record(broken)
 
 
+def test_a_record_of_engine_1_is_read_and_played_again_where_engine_2_plays_the_same():
+    """Version 1 records were played by engine 1, whose automatic payment at a normal table's final
+    buy spent coins first: such a record cannot be played again, and is checked for its shape; any
+    other game (the solitaire game, manual payment) plays out the same, and is played again."""
+    normal = Recorder(Rules(num_players=3), ["ann", "bob", "cy"], seed=2)
+    solo = Recorder(Rules(jen_level=6), ["you", "JEN"], seed=2)
+    for rec in (normal, solo):
+        while not rec.game.is_over:
+            rec.act(rec.game.legal_actions()[-1])
+    for rec, replayed in ((normal, False), (solo, True)):
+        record = json.loads(json.dumps(rec.to_dict()))
+        assert record["version"] == 2
+        record["version"] = 1
+        check_record(record)
+        record["steps"][3]["state"]["players"][1]["coins"] += 3
+        if replayed:
+            with pytest.raises(ValueError, match=r"step 3 is not what the record's rules, deck and moves give"):
+                check_record(record)
+        else:
+            check_record(record)
+    record["version"] = 3
+    with pytest.raises(ValueError, match=r"is a game record of version 3; this ten-env reads versions 1, 2$"):
+        check_record(record)
+
+
 def test_a_record_of_a_stacked_deck_and_a_policy_replays():
     rec = Recorder(Rules(jen_level=5), ["me"], deck=["B5", "G3", "B4", "P9", "O1", "$2", "W#"] * 6)
     while not rec.game.is_over:

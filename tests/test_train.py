@@ -409,6 +409,12 @@ def test_resume_continues_the_step_count(tmp_path):
     card = json.loads((out / "model.json").read_text())
     assert card["training_steps"] == 512 and 0 < first["training_seconds"] <= card["training_seconds"] < 600
     assert "CPUs" in card["machine"] and "torch" in card["machine"]
+    # also when the run is resumed from before its first checkpoint (it starts again)
+    import shutil
+
+    shutil.rmtree(out / "checkpoints")
+    _run("quick", out, ["train.total_steps=384"], resume=True)
+    assert yaml.safe_load((out / "config.yaml").read_text())["train"]["total_steps"] == 384
 
 
 def test_a_resumed_run_deals_new_games(tmp_path, monkeypatch):

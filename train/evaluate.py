@@ -306,7 +306,7 @@ def run(args) -> int:
     # A resumed run replaces the report an earlier one may have left.
     journal = run.open(identity(plan), plan, chunks(plan["matchups"], plan["games"], plan["seed"], plan["jobs"],
                                                     plan["trust"]),
-                       prepare=lambda: prepare_out_dir(out_dir, () if args.resume else REPORT_FILES, args.overwrite))
+                       prepare=lambda: _prepare_folder(out_dir, args))
     with run.playing():
         report = _execute(plan, progress=True, journal=journal)
     print(format_table(report))
@@ -316,13 +316,20 @@ def run(args) -> int:
     print(f"saved {json_path}" + (f" and {png_path}" if png_path else ""))
     if getattr(args, "save_games", 0):
         save_games(plan, out_dir / "games", args.save_games)
-    elif args.overwrite:  # the report replaced: no game of the one before may stay beside it
+    return 0
+
+
+def _prepare_folder(out_dir: Path, args) -> None:
+    """The ``--out`` folder made ready for the run (see :func:`prepare_out_dir`); with ``--overwrite``
+    the game records of the report it replaces go too (not at the end: a run begun with
+    ``--overwrite`` may be finished by ``--resume``)."""
+    prepare_out_dir(out_dir, () if args.resume else REPORT_FILES, args.overwrite)
+    if args.overwrite:
         try:
             remove_games(out_dir / "games")
         except OSError as exc:
             raise ValueError(f"cannot remove the earlier game records in {str(out_dir / 'games')!r}: "
                              f"{exc.strerror or exc}") from None
-    return 0
 
 
 GAME_FILE = re.compile(r"(jen\d+-)?game\d+\.json")  # the names save_games writes

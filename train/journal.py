@@ -34,6 +34,7 @@ from typing import Callable, NamedTuple
 from agents import Results
 from agents.policy import PRETRAINED_DIR
 from agents.registry import network_of
+from ten_env.rules import ENGINE_VERSION, plays_as_engine_1
 
 from .runner import Chunk
 
@@ -159,9 +160,13 @@ def identity(plan: dict) -> dict:
 
 
 def with_rules_and_files(fields: dict, plan: dict) -> dict:
-    """``fields`` and the rules of ``plan``'s matchups (but the JEN level) and the digests of its files."""
+    """``fields`` and the rules of ``plan``'s matchups (but the JEN level) and the digests of its files;
+    for games that the engine's version decides otherwise (:func:`ten_env.rules.plays_as_engine_1`),
+    the engine's version too, so that a run begun by another is not finished by this one."""
     rules = plan["matchups"][0][1]
     fields = {**fields, **{key: value for key, value in rules.items() if key != "jen_level"}, "files": plan["files"]}
+    if not plays_as_engine_1(rules):
+        fields["engine"] = ENGINE_VERSION
     return _plain(fields)
 
 
@@ -300,6 +305,8 @@ class Journal:
             raise ValueError(f"--resume: {str(folder)!r} holds {article} {what} with other settings "
                              f"(differs in: {'; '.join(differ)}); give {same}")
         try:
+            if not all(isinstance(key, list) and len(key) == 3 and all(map(_whole, key)) for key in header["chunks"]):
+                raise damaged
             chunks = [Chunk(index, tuple(plan["matchups"][index][0]), plan["matchups"][index][1], first_seed, games,
                             plan.get("trust", False)) for index, first_seed, games in header["chunks"]]
             planned = {_key(c): c for c in chunks}
@@ -307,12 +314,13 @@ class Journal:
             done = {key: result for key, result in done.items() if result is not None}
             seconds = float(entries[-1].get("seconds", 0.0)) if len(entries) > 1 else 0.0
             fits = all(codec.fits(planned[key], result) for key, result in done.items() if key in planned)
+            covers = _covers(chunks, plan)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError, OSError, zipfile.BadZipFile):
             raise damaged from None
         if not set(done) <= set(planned):
             raise ValueError(f"--resume: {str(path)!r} is damaged (a chunk it does not plan); "
                              f"start again with --overwrite")
-        if not fits or not _covers(chunks, plan):
+        if not fits or not covers:
             raise damaged
         # Rewritten without a line cut short, or with the newline a whole last line lacks, so that
         # the next line starts on a line of its own.

@@ -50,8 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import SearchAgent
-from agents.registry import NAMES_HELP
+from agents.registry import NAMES_HELP, network_of
 from agents.tournament import seeded_games
 from ten_env import Rules
 from ten_env.deck import load as load_deck
@@ -272,10 +271,15 @@ def _check_agents(agents, num_players) -> list[str]:
 
 
 def _identity(agent) -> str:
-    """What an agent is, whatever name gave it (``jen:7`` and ``jen:07``, a model's file by two
-    paths): a search by its model's file as well as its budget."""
-    model = getattr(agent, "model", None) if isinstance(agent, SearchAgent) else None
-    return repr(agent) + ("" if model is None else f" over {model!r}")
+    """What an agent is, whatever name gave it (``jen:7`` and ``jen:07``; a model's file by its
+    shipped name, a relative or an absolute path): a network by its file, a search by its budget
+    and options and its network's file."""
+    network = network_of(agent)
+    path = getattr(network, "path", None)
+    if path is None:
+        return repr(agent)
+    file = str(Path(path).resolve())
+    return f"{type(agent).__name__}({file!r})" if network is agent else f"{agent!r} over {file!r}"
 
 
 def _up_to(count: int) -> str:

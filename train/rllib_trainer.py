@@ -320,9 +320,10 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
         if state["checkpoint"]:
             # The envs were built at the saved curriculum level; the checkpoint holds the rest.
             algorithm.restore_from_path((out_dir / "checkpoints" / state["checkpoint"]).resolve())
-            write_config(config, out_dir)  # resumed, perhaps with a larger train.total_steps
         elif snapshots:
             copy_module(algorithm, LEARNER, snapshots)  # every slot starts as the initial policy
+        if resume:  # perhaps with a larger train.total_steps (before its first checkpoint too)
+            write_config(config, out_dir)
         from torch.utils.tensorboard import SummaryWriter
 
         writer = SummaryWriter(str(out_dir / "tb"))

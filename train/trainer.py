@@ -501,7 +501,6 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
             venv.close()
             raise ValueError(f"--resume: {exc}") from None
         model.tensorboard_log = str(out_dir / "tb")
-        write_config(config, out_dir)  # resumed, perhaps with a larger train.total_steps
     else:
         model = MaskablePPO(
             "MlpPolicy", venv,
@@ -519,6 +518,8 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
                 if not resume:
                     _clear_new_run(out_dir, existed)
                 raise ValueError(f"train.init_from: {exc}") from None
+    if resume:  # perhaps with a larger train.total_steps (before its first checkpoint too)
+        write_config(config, out_dir)
     remaining = config.train.total_steps - state["timesteps"]
     try:
         if remaining > 0:
