@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from agents import JenAgent, OracleAgent, SearchAgent
 from ten_env import Rules
 from ten_env.record import load_record
@@ -205,3 +207,14 @@ def test_the_table_says_who_draws_only_while_someone_does():
     assert game.phase == "pay" and whose(game) == "final buys"  # paying for a final buy
     play_moves(game, "pay_B5")
     assert game.is_over and whose(game) == "game over"
+
+
+def test_ctrl_c_at_the_prompt_leaves_the_saved_line_on_its_own(tmp_path):
+    class Interrupted(io.StringIO):
+        def readline(self, *args):
+            raise KeyboardInterrupt
+
+    out, save = io.StringIO(), tmp_path / "game.json"
+    with pytest.raises(KeyboardInterrupt):
+        play(Rules(jen_level=6), [], seed=1, stdin=Interrupted(), stdout=out, save=save)
+    assert f"> \nsaved {save}\n" in out.getvalue() and load_record(save)["steps"] is not None
