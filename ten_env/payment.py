@@ -74,13 +74,10 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
                 hand[card] -= idle
                 due -= idle
     if last and due:
-        used = used_in_best(hand)
-        for card in held:
-            left_out = min(hand[card] - used[card], hand[card] - (card == incoming) - keep, due)
-            if left_out > 0:
-                spent += [card] * left_out
-                hand[card] -= left_out
-                due -= left_out
+        for card in _left_out(hand, held, incoming, keep)[:due]:
+            spent.append(card)
+            hand[card] -= 1
+            due -= 1
     if not due:
         return Payment(0, 0, tuple(spent))
     use_tokens = min(bust_tokens, max(0, -(-(due - coins) // BUST_TOKEN_VALUE)))
@@ -101,9 +98,8 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
             # Every card of a small hand scores, so every best arrangement uses them all.
             chosen = [least_loss(hand, spendable, before=cards)]
         else:
-            used = used_in_best(hand)  # stays a best arrangement while only unused cards go
-            spares = [c for c, k in spendable.items() for _ in range(min(k, hand[c] - used[c]))]
-            chosen = spares[:due] or [least_loss(hand, spendable)]
+            # all of them at once: the arrangement stays a best one while only unused cards go
+            chosen = _left_out(hand, held, incoming, keep)[:due] or [least_loss(hand, spendable)]
         for card in chosen:
             spent.append(card)
             hand[card] -= 1
@@ -114,6 +110,14 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
             left -= 1
             cards -= 1
     return Payment(use_coins, use_tokens, tuple(spent))
+
+
+def _left_out(hand, held, incoming: int, keep: int) -> list[int]:
+    """The cards of ``hand`` that its best arrangement (:func:`used_in_best`) leaves out and that
+    may be spent (never ``incoming``, nor ``keep`` copies of each), one entry a copy, the lowest first."""
+    used = used_in_best(hand)
+    return [card for card in held
+            for _ in range(max(0, min(hand[card] - used[card], hand[card] - (card == incoming) - keep)))]
 
 
 def least_loss(hand, spendable, before: int | None = None) -> int:
