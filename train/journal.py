@@ -36,6 +36,7 @@ from agents.policy import PRETRAINED_DIR
 from agents.registry import network_of
 from ten_env.rules import ENGINE_VERSION, plays_as_engine_1
 
+from .options import is_whole
 from .runner import Chunk
 
 JOURNAL = "progress.jsonl"
@@ -69,10 +70,6 @@ class Codec(NamedTuple):
     fits: Callable = lambda chunk, result: True
 
 
-def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def tallies_fit(chunk: Chunk, result) -> bool:
     """Whether ``(matchup index, Results)`` is what ``chunk``'s games give: one game per deck seed
     of the chunk, in order, each with an outcome and a whole margin per agent, and tallies that
@@ -83,12 +80,12 @@ def tallies_fit(chunk: Chunk, result) -> bool:
     if index != chunk.index or r.games != chunk.games or [game[0] for game in r.per_game] != seeds:
         return False
     if any(not isinstance(outcomes, tuple) or len(outcomes) != n or not set(outcomes) <= set("WTL")
-           or not isinstance(margins, tuple) or len(margins) != n or not all(map(_whole, margins))
+           or not isinstance(margins, tuple) or len(margins) != n or not all(map(is_whole, margins))
            for _, outcomes, margins in r.per_game):
         return False
     tallies = (r.wins, r.shared_wins, r.total_scores, r.margins, r.decisions, r.seconds)
     if any(not isinstance(t, list) or len(t) != n for t in tallies) or not all(
-            _whole(x) for t in tallies[:5] for x in t) or not all(isinstance(x, (int, float)) for x in r.seconds):
+            is_whole(x) for t in tallies[:5] for x in t) or not all(isinstance(x, (int, float)) for x in r.seconds):
         return False
     return all(r.wins[a] == sum(game[1][a] == "W" for game in r.per_game)
                and r.shared_wins[a] == sum(game[1][a] == "T" for game in r.per_game)
@@ -305,7 +302,7 @@ class Journal:
             raise ValueError(f"--resume: {str(folder)!r} holds {article} {what} with other settings "
                              f"(differs in: {'; '.join(differ)}); give {same}")
         try:
-            if not all(isinstance(key, list) and len(key) == 3 and all(map(_whole, key)) for key in header["chunks"]):
+            if not all(isinstance(key, list) and len(key) == 3 and all(map(is_whole, key)) for key in header["chunks"]):
                 raise damaged
             chunks = [Chunk(index, tuple(plan["matchups"][index][0]), plan["matchups"][index][1], first_seed, games,
                             plan.get("trust", False)) for index, first_seed, games in header["chunks"]]

@@ -57,8 +57,8 @@ from ten_env.deck import load as load_deck
 from ten_env.rules import PLAYER_COUNTS
 
 from .options import (Parser, add_jobs_argument, add_rules_arguments, add_trust_argument, at_least,
-                      check_max_bid, need_training_extra, prepare_out_dir, rules_from_args, run_command, span,
-                      whole_number, within)
+                      check_max_bid, is_whole, need_training_extra, prepare_out_dir, rules_from_args, run_command,
+                      span, whole_number, within)
 from .journal import Codec, Journal, Resumable, file_digests, with_rules_and_files
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
@@ -131,12 +131,9 @@ def _records_fit(chunk: Chunk, result: tuple) -> bool:
     highest."""
     index, first_seed, records = result
     k = len(chunk.specs)
-
-    def whole(values) -> bool:
-        return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
-
     return index == chunk.index and first_seed == chunk.first_seed and len(records) == chunk.games and all(
-        len(scores) == k and whole(scores) and len(keys) == k and all(len(key) == 3 and whole(key) for key in keys)
+        len(scores) == k and all(map(is_whole, scores)) and len(keys) == k
+        and all(len(key) == 3 and all(map(is_whole, key)) for key in keys)
         and [key[0] for key in keys] == list(scores)
         and winners == tuple(a for a in range(k) if keys[a] == max(keys)) for scores, keys, winners in records)
 
