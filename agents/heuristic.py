@@ -34,7 +34,7 @@ from ten_env.game import MAX_COINS, bust_by
 from ten_env.payment import BUST_TOKEN_VALUE
 from ten_env.scoring import score_counts
 
-from .base import Agent, hand_counts, snapshot_of, wealth
+from .base import Agent, hand_counts, observation_parts, snapshot_of, wealth
 
 COIN_VALUE = 0.35  # points a coin is worth with most of the deck to come
 DISTINCT_BONUS = 0.35  # a card type held for the first time: future runs
@@ -57,7 +57,7 @@ class HeuristicAgent(Agent):
 
     def act(self, observation: dict, info: dict) -> int:
         snap = snapshot_of(info)
-        mask = observation["action_mask"]
+        _, mask = observation_parts(observation, info)
         seat = snap["current_player"]
         me = snap["players"][seat]
         hand = hand_counts(me)

@@ -18,7 +18,7 @@ from ten_env import jen, payment
 from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
 from ten_env.rules import JEN_LEVELS, auction_duplicates_only, first_bidder
 
-from .base import Agent, hand_counts, snapshot_of, wealth
+from .base import Agent, hand_counts, observation_parts, snapshot_of, wealth
 
 
 class JenAgent(Agent):
@@ -52,7 +52,7 @@ class JenAgent(Agent):
 
     def act(self, observation: dict, info: dict) -> int:
         snapshot = snapshot_of(info)
-        mask = observation["action_mask"]
+        _, mask = observation_parts(observation, info)
         if snapshot["phase"] == "pay":
             return _pay_like_jen(snapshot)
         action = jen.decide(self.view(snapshot))

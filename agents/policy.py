@@ -15,7 +15,7 @@ import numpy as np
 
 from ten_env import features as F
 
-from .base import Agent
+from .base import Agent, observation_parts
 
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 _MASKED_LOGIT = -1e8  # the logit sb3-contrib's MaskableCategorical gives a masked action
@@ -88,9 +88,10 @@ class PolicyAgent(Agent):
         return f"PolicyAgent({str(self.path)!r})"
 
     def act(self, observation: dict, info: dict | None = None) -> int:
-        mask = np.asarray(observation["action_mask"]).astype(bool)
+        vector, mask = observation_parts(observation, info)
+        mask = mask.astype(bool)
         self._check_actions(mask.shape[-1])
-        action, _ = self.model.predict(self._network_input(observation["observation"]), action_masks=mask,
+        action, _ = self.model.predict(self._network_input(vector), action_masks=mask,
                                        deterministic=True)
         return int(action)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent
+from .base import Agent, observation_parts
 
 
 class RandomAgent(Agent):
@@ -20,7 +20,7 @@ class RandomAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict, info: dict | None = None) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
+        legal = np.flatnonzero(observation_parts(observation, info)[1])
         if legal.size == 0:
             raise ValueError("RandomAgent.act: the action mask has no legal action")
         return int(self.rng.choice(legal))

@@ -31,7 +31,7 @@ import numpy as np
 
 from ten_env import observation as O
 
-from .base import Agent
+from .base import Agent, observation_parts
 
 #: The RLlib module that ``ten train`` trains; the checkpoint's path to it.
 LEARNER = "learner"
@@ -128,12 +128,12 @@ class RLlibPolicyAgent(Agent):
         return f"RLlibPolicyAgent({str(self.path)!r})"
 
     def act(self, observation: dict, info: dict | None = None) -> int:
-        mask = np.asarray(observation["action_mask"])
+        vector, mask = observation_parts(observation, info)
         if mask.shape != (self.action_space.n,):
             raise ValueError(f"model {self.name!r} has {self.action_space.n} actions but the game has "
                              f"{mask.shape[0]} (a different max_bid)")
         torch = self._torch
-        batch = {"obs": {"observations": torch.as_tensor(observation["observation"], dtype=torch.float32)[None],
+        batch = {"obs": {"observations": torch.as_tensor(vector, dtype=torch.float32)[None],
                          "action_mask": torch.as_tensor(mask)[None]}}
         with torch.no_grad():
             logits = self.module.forward_inference(batch)["action_dist_inputs"][0]

@@ -79,7 +79,7 @@ from ten_env.env import final_rewards
 from ten_env.game import bust_by
 from ten_env.scoring import hand_score
 
-from .base import Agent, snapshot_of
+from .base import Agent, observation_parts, snapshot_of
 
 DEFAULT_BUDGET = 100  # simulations per decision
 EXPLORATION = 0.7  # UCB's constant, for values in [-1, 1]
@@ -297,7 +297,7 @@ class SearchAgent(Agent):
 
     def search(self, observation: dict, info: dict) -> Decision:
         """Search from this view; the move it picks with the visits and value behind it."""
-        legal = np.flatnonzero(observation["action_mask"])
+        legal = np.flatnonzero(observation_parts(observation, info)[1])
         if legal.size == 0:
             raise ValueError(f"{self.name}: the action mask has no legal action")
         if legal.size == 1:

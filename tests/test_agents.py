@@ -219,3 +219,39 @@ def test_the_heuristic_pays_by_hand_as_automatic_payment_would_at_the_final_buy(
     assert (game.phase, game.current_player, game.pay_for) == ("pay", 0, ("final_buy", game.pay_for[1]))
     heuristic = HeuristicAgent()
     assert game.action_name(heuristic.act(*player_view(game, 0, heuristic))) == "pay_B5"
+
+
+def test_agents_that_read_only_the_vector_and_mask_play_a_gymnasium_view():
+    """A Gymnasium view's observation is the vector, its mask in info: PolicyAgent and
+    RandomAgent take them as they are, and choose as they do from the PettingZoo view."""
+    import ten_env
+    from agents import PolicyAgent
+
+    policy, rng_agent = PolicyAgent.pretrained("ppo-jen"), RandomAgent(seed=3)
+    env = ten_env.SoloEnv(jen_level=6)
+    observation, info = env.reset(seed=11)
+    steps, terminated = 0, False
+    while not terminated:
+        game, seat = env.game, env.seat
+        aec_view = O.agent_view(game, seat)
+        action = policy.act(observation, info)
+        assert action == policy.act(*aec_view)
+        assert info["action_mask"][rng_agent.act(observation, info)] == 1
+        observation, _, terminated, _, info = env.step(action)
+        steps += 1
+    assert steps > 10
+
+
+def test_an_agent_given_what_it_cannot_read_says_so_in_one_line():
+    import ten_env
+    from agents import PolicyAgent
+
+    observation, info = ten_env.SoloEnv(jen_level=6).reset(seed=0)
+    with pytest.raises(ValueError, match=r"info\['snapshot'\].*ten_env\.env\(\) gives and the Gymnasium views do not"):
+        HeuristicAgent().act(observation, info)
+    for agent in (RandomAgent(0), PolicyAgent.pretrained("ppo-jen")):
+        with pytest.raises(ValueError, match=r"a Gymnasium view's observation with info\['action_mask'\]; "
+                                             r"got ndarray and info without 'action_mask'"):
+            agent.act(observation, {})
+        with pytest.raises(ValueError, match=r"needs 'observation' and 'action_mask'; got keys \['obs'\]"):
+            agent.act({"obs": observation}, info)
