@@ -336,6 +336,32 @@ def test_a_second_ctrl_c_while_a_command_stops_is_ignored(capsys):
         signal.signal(signal.SIGINT, before)
 
 
+_CTRL_C_WHILE_LOADING = """
+import sys
+class Loading:  # as a press would land while the command loads this module
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Loading())
+{entry}
+"""
+
+
+@pytest.mark.parametrize("module", ["agents.registry", "train.league"], ids=["importing", "building the parser"])
+def test_ctrl_c_while_ten_is_still_loading_ends_without_a_traceback(module):
+    """The console script is ``train.entry:main``, which guards the half second of imports and
+    parsing before ``run_command`` takes over (an early Ctrl-C printed a traceback)."""
+    import tomllib
+
+    script = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["ten"]
+    entry_module, _, function = script.partition(":")
+    code = _CTRL_C_WHILE_LOADING.format(module=module,
+                                        entry=f"from {entry_module} import {function}\nsys.exit({function}())")
+    done = subprocess.run([sys.executable, "-c", code, "--version"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (130, "\nten: interrupted\n")
+
+
 def test_play_says_when_an_opponent_sees_the_deck_order(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["play", "--opponents", "heuristic,oracle:2", "--seed", "1"]) == 0
