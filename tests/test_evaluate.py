@@ -969,6 +969,11 @@ def test_resume_refuses_a_model_or_deck_changed_since_the_run_began(tmp_path, ca
     assert E.main(argv + ["--resume"]) == 2
     assert f"differs in: {str(model)!r} (its contents changed" in capsys.readouterr().err
     model.write_bytes((PRETRAINED_DIR / "ppo-jen-v1.zip").read_bytes())
+    (tmp_path / "decks").mkdir()
+    moved = tmp_path / "decks" / "same.json"
+    moved.write_text(bundled)
+    monkeypatch.chdir(tmp_path / "decks")  # the same deck, named by another path: it resumes
+    argv[argv.index(str(deck))] = "same.json"
     assert E.main(argv + ["--resume"]) == 0
     assert json.loads((out / "report.json").read_text())["games"] == 4
 

@@ -167,8 +167,20 @@ def with_rules_and_files(fields: dict, plan: dict) -> dict:
     return _plain(fields)
 
 
+def _same_deck(journal: dict, wanted: dict) -> dict:
+    """``wanted``, its deck file named as the journal names it where the two hold the same bytes:
+    a deck named by another path (relative or whole, from another folder, moved) is the same deck."""
+    old, new = journal.get("deck_file"), wanted.get("deck_file")
+    old_files, new_files = journal.get("files") or {}, wanted.get("files") or {}
+    if old is None or new is None or old == new or old_files.get(old) != new_files.get(new) or old in new_files:
+        return wanted
+    return {**wanted, "deck_file": old,
+            "files": {old if path == new else path: digest for path, digest in new_files.items()}}
+
+
 def _differences(journal: dict, wanted: dict) -> list[str]:
     """What differs between a journal's evaluation and the one asked for, each said with both values."""
+    wanted = _same_deck(journal, wanted)
     said = []
     for key in dict.fromkeys([*journal, *wanted]):
         if key in ("format", "chunks") or journal.get(key) == wanted.get(key):
