@@ -97,9 +97,10 @@ trained on it has a value on the search's own scale (among equally likely wins,
 the wider is worth more; a one-point win is worth 0.525). So a game's return is
 always one of -1, 0, +1 (``"win"``) or in [-1, 1] (``"margin"``, ``"outcome"``);
 with ``env()``'s wrapper an illegal action ends the game with -1 for the mover
-(and 0 for the others). What is not an action id at all (out of range, a name, a
+(and 0 for the others), and what is not an action id at all (out of range, a name, a
 float, a bool, ``None`` for a live agent) raises a one-line ``ValueError`` and
-changes nothing; ``raw_env`` raises for an illegal action too.
+changes nothing. ``raw_env`` hands what it is given to the engine, which raises
+for an illegal action too and also takes an action's name (``"draw"``).
 
 Every game ends (each turn starts by drawing from a finite deck), so the env
 never truncates a game it plays to the end. The one exception is PettingZoo's
@@ -289,10 +290,11 @@ def check_start(start, rules: Rules):
     n = rules.num_players
     if isinstance(start, np.integer):
         start = int(start)
-    if isinstance(start, bool) or not isinstance(start, int) or start not in range(n):
-        raise ValueError(f"start must be 'random' or a seat from 0 to {n - 1}, got {start!r}")
-    if rules.solitaire and start != 0:
+    is_seat = isinstance(start, int) and not isinstance(start, bool)
+    if rules.solitaire and not (is_seat and start == 0):  # of its two seats only the person's may start
         raise ValueError(f"start must be 'random' or 0 in the solitaire game (the person starts), got {start!r}")
+    if not is_seat or start not in range(n):
+        raise ValueError(f"start must be 'random' or a seat from 0 to {n - 1}, got {start!r}")
     return start
 
 

@@ -21,7 +21,8 @@ variant, the solitaire game against JEN (one agent, ``player_0``; the engine
 plays JEN). ``env_config`` takes exactly ``ten_env.env()``'s arguments
 (``num_players``, ``bust_buy``, ``jen_level``, ``payment``, ``max_bid``,
 ``deck_file``, ``reward``, ``start``, ``render_mode``); anything else is a
-``ValueError``.
+``ValueError``. ``render_mode="human"`` prints the table after every ``reset``
+and ``step``; ``"ansi"`` returns it from ``render()``.
 
 Turn-based, in the pattern of RLlib's own turn-based examples (``TicTacToe``,
 the connect-four and action-masking envs):
@@ -132,9 +133,20 @@ class TenMultiAgentEnv(MultiAgentEnv):
                                  "an RLlib episode needs a first observation")
         self._ended = False
         agent = self.possible_agents[game.current_player]
+        self._show()
         return {agent: self._observe(game.current_player)}, {agent: {}}
 
     def step(self, action_dict: dict):
+        stepped = self._step(action_dict)
+        self._show()
+        return stepped
+
+    def _show(self) -> None:
+        """Gymnasium's human mode: the table printed after every ``reset`` and ``step``."""
+        if self.render_mode == "human":
+            self.render()
+
+    def _step(self, action_dict: dict):
         game = self.game
         if game is None or self._ended:
             raise ValueError("step() needs a game in progress: call reset() first")

@@ -12,8 +12,9 @@
   imports the package itself.
 
 Observations are the vector of :mod:`ten_env.observation` (a ``Box``); the legal
-actions come from :meth:`action_masks` (what sb3-contrib's MaskablePPO calls)
-and as ``info["action_mask"]`` (``int8``). The reward is 0 until the game ends,
+actions come from :meth:`action_masks` (``bool``, what sb3-contrib's MaskablePPO
+calls) and as ``info["action_mask"]`` (``int8``, what Gymnasium's
+``action_space.sample(mask)`` takes). The reward is 0 until the game ends,
 then as in :func:`ten_env.env.final_rewards`: -1, 0 (a shared win) or +1 with
 ``reward="win"``, the clipped score margin in [-1, 1] with ``"margin"``, the
 two averaged with ``"outcome"`` (the search's own scale); so an

@@ -140,6 +140,8 @@ def test_wrapped_env_takes_numpy_ids():
         (dict(num_players=3, start=True), r"start must be 'random' or a seat from 0 to 2, got True"),
         (dict(num_players=3, start=1.0), r"start must be 'random' or a seat from 0 to 2, got 1.0"),
         (dict(jen_level=5, start=1), r"start must be 'random' or 0 in the solitaire game"),
+        (dict(jen_level=5, start=9), r"start must be 'random' or 0 in the solitaire game .*, got 9$"),
+        (dict(jen_level=5, start=0.0), r"start must be 'random' or 0 in the solitaire game .*, got 0.0$"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, message):

@@ -301,3 +301,22 @@ def test_scripted_seats_are_reset_before_each_game():
     config = {"num_players": 3, "scripted": ["random", "random"]}
     games = [game_of(TableEnv(EnvContext(config, worker_index=w)), 1)["player_0"]["observations"] for w in (1, 2)]
     assert not np.array_equal(*games)
+
+
+def test_human_mode_prints_the_table_after_every_reset_and_step(capsys):
+    from ten_env.render import render_table
+
+    env = TenMultiAgentEnv({"num_players": 3, "render_mode": "human"})
+    obs, _ = env.reset(seed=0)
+    assert capsys.readouterr().out == render_table(env.game) + "\n\n"
+    (agent, o), = obs.items()
+    env.step({agent: int(np.flatnonzero(o["action_mask"])[0])})
+    assert capsys.readouterr().out == render_table(env.game) + "\n\n"
+    with pytest.raises(ValueError):
+        env.step({"player_9": 0})
+    assert capsys.readouterr().out == ""  # a refused step shows nothing
+    quiet = TenMultiAgentEnv({"num_players": 3, "render_mode": "ansi"})
+    obs, _ = quiet.reset(seed=0)
+    (agent, o), = obs.items()
+    quiet.step({agent: int(np.flatnonzero(o["action_mask"])[0])})
+    assert capsys.readouterr().out == ""
