@@ -322,7 +322,11 @@ class SearchAgent(Agent):
 
     def _world(self, root_game: Game) -> Game:
         """One simulation's game: the deck reshuffled, a new sample of the unseen order."""
-        return root_game.clone(history=False, shuffle_unseen=self.rng)
+        world = root_game.clone(history=False)
+        # The root's deck is already an order drawn from the snapshot alone (from_snapshot), so
+        # shuffling it as it lies is as fair as clone(shuffle_unseen=), without its sort.
+        self.rng.shuffle(world.deck)
+        return world
 
     # ------------------------------------------------------------ simulations
 

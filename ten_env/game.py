@@ -416,8 +416,10 @@ class Game:
 
         The plain copy carries the true deck order, so whoever plays it on sees
         the real future cards. With ``shuffle_unseen`` (an int seed or a
-        ``random.Random``) the copy's deck is reshuffled: a fair sample of what a
-        player knows, for honest look-ahead.
+        ``random.Random``) the copy's deck is put in an order drawn from the deck's
+        contents and ``shuffle_unseen`` alone, as :meth:`from_snapshot` draws it:
+        a fair sample of what a player knows, for honest look-ahead, which two
+        games differing only in their deck orders give alike for the same seed.
         """
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
@@ -432,6 +434,7 @@ class Game:
         other.hands = [h[:] for h in self.hands]
         other.history = self.history[:] if history else []
         if shuffle_unseen is not None:
+            other.deck.sort()  # a shuffle of the true order would tell it to whoever knows the seed
             _rng(shuffle_unseen).shuffle(other.deck)
         return other
 

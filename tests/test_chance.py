@@ -205,6 +205,16 @@ def test_from_snapshot_does_not_depend_on_the_true_deck_order():
     assert a == b
 
 
+def test_a_reshuffled_clone_does_not_depend_on_the_true_deck_order():
+    """The same seed gives the same order to two games differing only in their deck orders: a
+    shuffle of the true order, its seed known, would tell that order."""
+    game = _played(Rules(num_players=3), 21, 4, 30)
+    other = game.clone(shuffle_unseen=123)
+    assert other.deck != game.deck
+    assert game.clone(shuffle_unseen=7) == other.clone(shuffle_unseen=7)
+    assert game.clone(shuffle_unseen=7).deck == Game.from_snapshot(game.snapshot(), shuffle_unseen=7).deck
+
+
 def test_an_unread_environment_snapshot_holds_no_deck_order():
     """Whatever info["snapshot"] keeps inside, read or not, is the same for any deck order."""
     game = _played(Rules(num_players=3), 21, 4, 30)
