@@ -212,7 +212,10 @@ class _Node:
         self.next_cards = None  # stratified chance: per action, card -> simulations it came next in
 
     def select(self, exploration: float) -> int:
-        """Index of the action to try: unvisited first (by prior), else UCB1 / PUCT."""
+        """Index of the action to try. Without a prior (UCB1): every action once, in the order of
+        their ids, then the best UCB1 score; so a budget smaller than the number of legal moves
+        tries only the lowest ids. With one (PUCT): the best PUCT score, an unvisited action's
+        value counted 0, so the prior decides which are tried."""
         visits, total, prior = self.visits, self.total, self.prior
         if prior is None:
             for i, v in enumerate(visits):

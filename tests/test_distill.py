@@ -532,16 +532,19 @@ def card_of(path):
     return json.loads(path.with_suffix(".json").read_text())
 
 
-def test_validation_holds_out_whole_games(lesson):
+def test_validation_holds_out_whole_deals(lesson):
+    """A deal (level, deck seed) is on one side only, whichever files hold it."""
     data = D.load_data(lesson["path"])
-    train_rows, valid_rows, games = D._split_games([data, data], 0.25, seed=3)
-    assert games == 8
-    key = np.concatenate([np.stack([np.full(len(data["arrays"]["game"]), i), data["arrays"]["level"],
-                                    data["arrays"]["game"]], 1) for i in (0, 1)])
-    held = {tuple(k) for k in key[valid_rows]}
-    trained = {tuple(k) for k in key[train_rows]}
-    assert len(held) == 2 and not held & trained
-    assert sorted(np.concatenate([train_rows, valid_rows]).tolist()) == list(range(len(key)))
+    deal = np.stack([data["arrays"]["level"], data["meta"]["seed"] + data["arrays"]["game"]], 1)
+    elsewhere = {**data, "meta": {**data["meta"], "seed": data["meta"]["seed"] + 1000}}
+    for files, deals, keys in [([data, elsewhere], 8, np.concatenate([deal, deal + [0, 1000]])),
+                               ([data, data], 4, np.concatenate([deal, deal]))]:  # the same file twice
+        train_rows, valid_rows, found = D._split_games(files, 0.25, seed=3)
+        assert found == deals
+        held = {tuple(k) for k in keys[valid_rows]}
+        trained = {tuple(k) for k in keys[train_rows]}
+        assert len(held) == round(deals / 4) and not held & trained
+        assert sorted(np.concatenate([train_rows, valid_rows]).tolist()) == list(range(len(keys)))
 
 
 def test_cli_train_prints_each_epoch_and_refuses_to_overwrite(lesson, tmp_path, capsys):

@@ -45,7 +45,8 @@ Two steps, each a command.
     policy and value networks on the data by minibatch Adam (``--epochs 4 --lr 1e-4
     --batch 512 --value-weight 0.5``). A share of the *games* (``--holdout 0.1``, drawn
     with ``--seed``) is kept apart, whole, for validation: the decisions of one game are
-    alike, and a game split between both sides would flatter the validation. After each
+    alike, and a game split between both sides would flatter the validation (a deal, a JEN
+    level and a deck seed, that two files hold goes to one side, as one game). After each
     epoch one line gives the training and validation policy loss and value loss and the
     validation agreement (the share of decisions where the network's likeliest move is one
     the search visited most, ties included); the starting weights are measured the same way
@@ -602,12 +603,22 @@ def _forward(policy, observations, masks):
 
 
 def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Row indices (training, validation): whole games held out; and the number of games."""
-    keys = np.concatenate([
-        np.stack([np.full(len(d["arrays"]["game"]), i, dtype=np.int64), d["arrays"]["level"].astype(np.int64),
-                  d["arrays"]["game"].astype(np.int64)], axis=1)
-        for i, d in enumerate(datasets)])
-    games, group = np.unique(keys, axis=0, return_inverse=True)
+    """Row indices (training, validation): whole deals held out; and the number of deals.
+
+    A deal is a JEN level and a deck seed: the decisions of one deal in two files (the same
+    file twice, files over the same seeds, a player's and the search's games of it) go to the
+    same side, so the validation loss is measured on deals training never met. Each deal is
+    named by the first file that holds it, so files over distinct seeds split as games did."""
+    first = {}  # (level, deck seed) -> (file, game) of the first file that holds it
+    per_file = []
+    for i, d in enumerate(datasets):
+        pairs = np.stack([d["arrays"]["level"].astype(np.int64), d["arrays"]["game"].astype(np.int64)], axis=1)
+        played, rows = np.unique(pairs, axis=0, return_inverse=True)
+        start = int(d["meta"]["seed"])
+        named = np.array([first.setdefault((level, start + game), (i, level, game)) for level, game in played.tolist()],
+                         dtype=np.int64).reshape(-1, 3)
+        per_file.append(named[rows.reshape(-1)])
+    games, group = np.unique(np.concatenate(per_file), axis=0, return_inverse=True)
     group = group.reshape(-1)
     n_games = len(games)
     if n_games < 2:
