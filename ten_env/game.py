@@ -365,8 +365,8 @@ class Game:
         players = snap["players"]
         if len(players) != game.num_players:
             raise KeyError(f"{len(players)} players for num_players={game.num_players}")
-        game.coins = [p["coins"] for p in players]
-        game.bust_tokens = [p["bust_tokens"] for p in players]
+        game.coins = [_whole(p["coins"], "coins", 0, MAX_COINS) for p in players]
+        game.bust_tokens = [_whole(p["bust_tokens"], "bust_tokens", 0) for p in players]
         game.hands = [_counts(C.parse(c) for c in p["cards"])[: C.NUM_OWNABLE] for p in players]
         game.phase = snap["phase"]
         if game.phase not in PHASES:
@@ -383,21 +383,31 @@ class Game:
             raise KeyError(f"net_total {game.net_total} and currency_total {game.currency_total} "
                            f"for the tableau {snap['tableau']}")
         game.decider = game.active_player if current is None else current
-        game.turn = snap["turn"]
+        game.turn = _whole(snap["turn"], "turn", 1)
         auction = snap["auction"]
         if auction:
             game.auction_card = C.parse(auction["card"])
-            game.high_bid, game.high_bidder = auction["high_bid"], auction["high_bidder"]
-            game.bids_left = auction["bids_left"]
+            game.high_bid = _whole(auction["high_bid"], "high_bid", 0, game.rules.max_bid)
+            game.high_bidder = auction["high_bidder"]
+            if game.high_bidder is not None and game.high_bidder not in seats:
+                raise KeyError(f"high_bidder {game.high_bidder!r}")
+            game.bids_left = _whole(auction["bids_left"], "bids_left", 0, game.num_players)
         else:
             game.auction_card, game.high_bid, game.high_bidder, game.bids_left = None, 0, None, 0
         pay = snap["payment"]
         if pay:
-            game.pay_remaining, game.pay_for = pay["remaining"], (pay["for"], C.parse(pay["card"]))
+            if pay["for"] not in ("auction", *BUY_PHASES):
+                raise KeyError(f"payment for {pay['for']!r}")
+            game.pay_remaining = _whole(pay["remaining"], "payment remaining", 1)
+            game.pay_for = (pay["for"], C.parse(pay["card"]))
         else:
             game.pay_remaining, game.pay_for = 0, None
         game.bust_kind = snap["bust_kind"]
+        if game.bust_kind not in (None, "numbers", "currency"):
+            raise KeyError(f"bust_kind {game.bust_kind!r}")
         game.final_buyers = list(snap["final_buyers"])
+        if not all(seat in seats and type(seat) is int for seat in game.final_buyers):
+            raise KeyError(f"final_buyers {snap['final_buyers']!r}")
         game.history = []
         return game
 
@@ -899,6 +909,13 @@ def _rng(shuffle) -> random.Random:
     if shuffle is not None and (isinstance(shuffle, bool) or not isinstance(shuffle, int)):
         raise ValueError(f"shuffle_unseen must be an int seed, a random.Random or None, got {shuffle!r}")
     return random.Random(shuffle)
+
+
+def _whole(value, name: str, low: int, high: int | None = None) -> int:
+    """``value`` if it is a whole number from ``low`` to ``high``; a snapshot's field that is not says so."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or high is not None and value > high:
+        raise KeyError(f"{name} {value!r}")
+    return value
 
 
 def _counts(cards) -> list[int]:

@@ -259,6 +259,11 @@ def _edited(snapshot, **changes):
     {"current_player": 7},  # no such seat
     {"phase": "pay"},  # a payment without its details
     {"net_total": 99},  # totals that do not follow from the tableau
+    {"players__0__coins": None},  # fields of the wrong kind, or beyond what the game allows
+    {"players__1__coins": 99},
+    {"players__2__bust_tokens": "x"},
+    {"turn": None},
+    {"final_buyers": [7]},
 ])
 def test_from_snapshot_refuses_a_snapshot_that_does_not_hold_together(changes):
     game = _played(Rules(num_players=3), 4, 2, 20)
