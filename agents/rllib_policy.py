@@ -27,8 +27,6 @@ import logging
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 from ten_env import observation as O
 
 from .base import Agent, observation_parts
