@@ -46,7 +46,7 @@ def test_stronger_agent_rates_higher_and_totals_agree(three_way):
     assert [r["agent"] for r in three_way["standings"]][0] == "heuristic"
     for r in three_way["standings"]:
         assert r["games"] == 24 and r["rating_low"] <= r["rating"] <= r["rating_high"]
-        assert r["win_ci_low"] <= r["win_rate"] <= r["win_ci_high"]
+        assert r["win_ci_low"] <= r["win_rate"] <= r["win_ci_high"] and r["design_effect"] >= 1
     assert np.mean([r["rating"] for r in three_way["standings"]]) == pytest.approx(L.MEAN_RATING)
     # every game of two players is one pairwise result
     assert np.sum(three_way["pairwise_wins"]["wins"]) == pytest.approx(3 * 12)
@@ -68,6 +68,42 @@ def test_bradley_terry_matches_a_general_optimiser():
     assert L.bradley_terry(wins) == pytest.approx(expected - expected.mean(), abs=1e-4)
     # one agent ahead in every comparison: a finite rating, kept so by the prior
     assert np.all(np.isfinite(L.bradley_terry(np.array([[0, 50.0], [0, 0]]))))
+
+
+def test_the_rating_interval_resamples_whole_deals_at_every_table():
+    """Agents 1 and 2 meet agent 0 on the same deals with the same results, and tie each other:
+    drawn deal by deal at every table they stay alike in every refit, so their intervals are
+    the same (resampled table by table, they were not)."""
+    rng = np.random.default_rng(4)
+    ahead = rng.random(40) < 0.6  # the deals on which agent 0 finishes ahead
+    versus_0 = np.zeros((40, 2, 2))
+    versus_0[ahead, 0, 1], versus_0[~ahead, 1, 0] = 1.0, 1.0
+    tied = np.full((40, 2, 2), 0.5)
+    ratings, low, high, _ = L.fit_ratings([([0, 1], versus_0), ([0, 2], versus_0), ([1, 2], tied)], 3, seed=0,
+                                          bootstrap=200)
+    assert ratings[1] == pytest.approx(ratings[2])
+    assert (low[1], high[1]) == pytest.approx((low[2], high[2]), abs=1e-6)
+    assert high[1] - low[1] > 50  # and not narrowed to nothing
+    with pytest.raises(ValueError, match=r"every table must play the same deals; got tables of \[39, 40\] games"):
+        L.fit_ratings([([0, 1], versus_0), ([0, 2], versus_0[:39])], 3, seed=0, bootstrap=2)
+
+
+def test_the_win_interval_counts_one_deals_games_as_alike_as_they_are():
+    from train.stats import clustered_wilson_interval, design_effect, wilson_interval
+
+    rng = np.random.default_rng(5)
+    won = (rng.random(100) < 0.3).astype(int)
+    assert design_effect(won, [1] * 100) == 1.0  # one game a deal: independent games
+    # the same result at each of 4 tables: about 4 times the variance, a Wilson interval over ~a quarter
+    effect = design_effect(4 * won, [4] * 100)
+    assert effect == pytest.approx(4 * 100 / 99 * 399 / 400)
+    low, high, said = clustered_wilson_interval(4 * won, [4] * 100)
+    assert said == effect and (low, high) == wilson_interval(round(4 * won.sum() / effect), round(400 / effect))
+    assert (low, high) != wilson_interval(4 * won.sum(), 400)
+    # independent games at 4 tables: near 1, and never below
+    independent = (rng.random((100, 4)) < 0.3).sum(axis=1)
+    assert 1.0 <= design_effect(independent, [4] * 100) < 1.3
+    assert design_effect([0, 0, 0], [4, 4, 4]) == design_effect([4, 4, 4], [4, 4, 4]) == 1.0
 
 
 def test_deterministic_and_independent_of_jobs():

@@ -34,6 +34,38 @@ def wilson_interval(wins: int, n: int, confidence: float = CONFIDENCE) -> tuple[
     return min(max(float(ci.low), 0.0), 1.0), min(max(float(ci.high), 0.0), 1.0)
 
 
+def design_effect(wins_per_deal, games_per_deal) -> float:
+    """How many times the variance of a win count exceeds a binomial's when games come in clusters
+    (the games of one deal played at several tables), estimated from the clusters; at least 1.
+
+    ``wins_per_deal[i]`` wins in ``games_per_deal[i]`` games of deal ``i``. The win count's
+    variance is estimated by the spread of the deals' wins around their expected share (the
+    usual cluster-robust estimate, ``D / (D - 1)`` times the sum of squares over ``D`` deals) and
+    divided by the binomial's, ``n / (n - 1)`` times ``n p (1 - p)``, estimated alike: so with one
+    game a deal it is exactly 1. Below 1 (games of one deal less alike than chance) it is taken as
+    1, so an interval is never made narrower than the independent games would give.
+    """
+    wins = [int(w) for w in wins_per_deal]
+    games = [int(g) for g in games_per_deal]
+    deals, n = len(games), sum(games)
+    if deals < 2 or not 0 < sum(wins) < n:
+        return 1.0
+    p = sum(wins) / n
+    spread = deals / (deals - 1) * sum((w - g * p) ** 2 for w, g in zip(wins, games))
+    return max(1.0, spread / (n / (n - 1) * n * p * (1 - p)))
+
+
+def clustered_wilson_interval(wins_per_deal, games_per_deal, confidence: float = CONFIDENCE
+                              ) -> tuple[float, float, float]:
+    """The Wilson interval of a win rate whose games come in clusters, over the effective number of
+    games (the games divided by :func:`design_effect`, Kish's effective sample size); and that
+    design effect. With one game a deal it is :func:`wilson_interval`."""
+    effect = design_effect(wins_per_deal, games_per_deal)
+    wins, games = sum(int(w) for w in wins_per_deal), sum(int(g) for g in games_per_deal)
+    low, high = wilson_interval(round(wins / effect), round(games / effect), confidence)
+    return low, high, effect
+
+
 def ladder_rank(matchups: list[dict]) -> dict | None:
     """The highest JEN level whose Wilson lower bound is above 50%, with its title; ``None`` if none is.
 
