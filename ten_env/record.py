@@ -488,22 +488,29 @@ def load_record(path) -> dict:
     except UnicodeDecodeError:
         raise ValueError(f"{str(path)!r} is not a game record: it is not text") from None
     try:
-        record = json.loads(text)
+        record = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{str(path)!r} is not a game record: invalid JSON ({exc.msg}, line {exc.lineno})") from None
     except RecursionError:
         raise ValueError(f"{str(path)!r} is not a game record: its JSON is nested too deeply") from None
+    except ValueError as exc:  # NaN or Infinity: not JSON, and a page's JSON.parse refuses them
+        raise ValueError(f"{str(path)!r} is not a game record: {exc}") from None
     check_record(record, str(path))
     return record
+
+
+def _no_constant(name: str):
+    raise ValueError(f"it holds {name}, which JSON does not allow")
 
 
 def check_record(record, where: str = "the record") -> None:
     """``ValueError`` naming the first thing that keeps ``record`` from being a game record.
 
     Beyond its shape: a record that holds its seed or its deck is played again from its rules,
-    deck and moves, and every state, event (not its wording, which versions may change) and the
-    result must come out as recorded; the first step that does not is named (a record edited by
-    hand fails here rather than in the page that shows it). One that hides both, as
+    deck and moves, and every state, event (not its wording, which versions may change, and
+    which is then written anew from the replay) and the result must come out as recorded; the
+    first step that does not is named (a record edited by hand fails here rather than in the
+    page that shows it). The policy notes cannot be played again and are kept as written. One that hides both, as
     ``to_dict(public=True)`` does while the game runs, one whose rules name a ``deck_file``
     (a file on the machine that made it, not read here), and one of version 1 of a normal
     table with automatic payment (played by engine 1, see :data:`VERSION`) are checked for
@@ -538,7 +545,10 @@ def check_record(record, where: str = "the record") -> None:
     replayable = record["version"] == VERSION or plays_as_engine_1(record["rules"])
     if replayable and record["rules"].get("deck_file") is None and (record.get("seed") is not None
                                                                     or record.get("deck") is not None):
-        _check_replay(record, where)
+        try:
+            _check_replay(record, where)
+        except RecursionError:  # a field nested far deeper than any record's
+            raise ValueError(f"{where!r}: the record is nested too deeply to be one") from None
 
 
 def _check_seats(state: dict, seats: int, where: str) -> None:
@@ -563,7 +573,8 @@ def _check_replay(record: dict, where: str) -> None:
     """``ValueError`` unless the record's rules, deck and moves, played again, give its very
     states and events, step by step (the policy notes and the events' wording aside, which may
     change between versions): a record that was edited by hand is caught here, not by the page
-    that shows it."""
+    that shows it. The events' wording is then the replay's, written in place: words edited by
+    hand are not shown either."""
     def differs(name: str, replayed, recorded) -> None:
         difference = _difference(_comparable(replayed), _comparable(recorded))
         if difference:
@@ -586,6 +597,8 @@ def _check_replay(record: dict, where: str) -> None:
     while True:
         for j in range(checked, min(len(rec.steps), len(steps))):  # the last move and the forced ones after it
             differs(f"step {j}", rec.steps[j], steps[j])
+            for event, replayed in zip(steps[j]["events"], rec.steps[j]["events"]):
+                event["text"] = replayed["text"]
         checked = i = len(rec.steps)
         if i >= len(steps):
             break

@@ -342,12 +342,40 @@ def test_ten_view_refuses_a_record_its_game_does_not_give(tmp_path, capsys, edit
 
 def test_the_wording_of_events_may_differ_between_versions():
     """A record saved by an earlier version, whose events were worded otherwise ("you draws"),
-    still replays: what happened is compared, not how it was said."""
+    still replays: what happened is compared, not how it was said; and what the page shows is
+    the replay's wording, so words edited by hand are not shown."""
     record = _finished_record(num_players=2)
+    worded = json.loads(json.dumps(record))
     for step in record["steps"]:
         for event in step["events"]:
             event["text"] = event["text"].upper()
+    record["steps"][2]["events"][0]["text"] = "player 1 wins the game on the spot"
     check_record(record)
+    assert record == worded
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_ten_view_refuses_a_record_holding_what_json_does_not_allow(tmp_path, capsys, constant):
+    """Python's json reads NaN and Infinity; the page's JSON.parse does not, and showed nothing."""
+    record = _finished_record(num_players=2)
+    record["steps"][0]["policy"] = {"value": 0.5, "probs": [["draw", 1.0]]}
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record).replace('"value": 0.5', f'"value": {constant}'))
+    assert main(["view", str(path)]) == 2
+    assert capsys.readouterr().err == f"ten: error: '{path}' is not a game record: it holds {constant}, which " \
+                                      f"JSON does not allow\n"
+    assert not (tmp_path / "game.html").exists()
+
+
+def test_a_record_nested_too_deeply_is_refused_as_not_one():
+    """Comparing such a step with the replay went deeper than Python allows: a RecursionError."""
+    record = _finished_record(num_players=2)
+    deep = []
+    for _ in range(5000):
+        deep = [deep]
+    record["steps"][0]["events"].append(deep)
+    with pytest.raises(ValueError, match=r"^'the record': the record is nested too deeply to be one$"):
+        check_record(record)
 
 
 def test_a_record_of_a_deck_file_is_checked_for_shape_only(tmp_path):
