@@ -193,6 +193,64 @@ def test_a_move_in_the_browser_reaches_the_engine(browser, web_game):
     assert _errors(browser) == []
 
 
+def test_a_double_click_in_the_browser_makes_one_move(browser, web_game):
+    """Both clicks land before the first answer: the buttons wait for it, so the second does nothing
+    (it drew a second card, and could bust the person)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    web, url = web_game
+    browser.get(url)
+    made = len(web.rec.game.history)
+    button = browser.find_elements("css selector", "#moves button")[0]
+    chosen = button.get_attribute("data-action")
+    browser.execute_script("arguments[0].click(); arguments[0].click();", button)
+    WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "position").text != f"action {made} of {made}")
+    mine = [web.rec.game.action_name(action) for seat, action, forced in web.rec.game.history[made:]
+            if seat == 0 and not forced]
+    assert mine == [chosen] and _text(browser, "error") == ""
+    assert _errors(browser) == []
+
+
+def test_a_networks_view_is_shown_in_a_live_game_only_once_it_is_over(browser):
+    from agents import PolicyAgent
+
+    server = make_server(0)
+    web = WebGame(Rules(num_players=2), {1: PolicyAgent.pretrained("ppo-2p")}, ["you", "ppo-2p"], seed=4)
+    server.web = web
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        while not any("policy" in step for step in web.rec.steps):
+            web.act(web.rec.game.legal_action_names()[0])
+        noted = next(i for i, step in enumerate(web.rec.steps, 1) if "policy" in step)
+        browser.get(url)
+        browser.find_elements("css selector", "#log li")[noted - 1].click()
+        assert not browser.find_element("id", "policy-box").is_displayed()
+        while not web.rec.game.is_over:
+            web.act(web.rec.game.legal_action_names()[0])
+        browser.get(url)
+        browser.find_elements("css selector", "#log li")[noted - 1].click()
+        assert browser.find_element("id", "policy-box").is_displayed()
+        assert f"value {web.rec.steps[noted - 1]['policy']['value']:.3f}" in _text(browser, "policy")
+        assert _errors(browser) == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_record_the_page_cannot_show_says_so_instead_of_a_blank_page(browser, tmp_path):
+    """A record that passes the shape check (it keeps neither seed nor deck) but lacks what the page reads."""
+    from train.view import page
+
+    record = {"format": "ten-record", "version": 2, "rules": {}, "players": [{"name": "a"}, {"name": "b"}],
+              "initial": {"players": [{}, {}]}, "steps": []}
+    path = tmp_path / "broken.html"
+    path.write_text(page(record))
+    browser.get(path.as_uri())
+    assert _text(browser, "problem").startswith("this record cannot be shown at action 0: ")
+
+
 def test_the_server_refuses_what_is_not_a_move(web_game):
     web, url = web_game
     made = len(web.rec.game.history)
@@ -341,7 +399,7 @@ def test_the_server_answers_only_its_own_host_names(web_game):
 
 @pytest.mark.parametrize("method, path, allow", [("GET", "/act", "POST"), ("PUT", "/act", "POST"),
                                                  ("DELETE", "/", "GET"), ("PATCH", "/record", "GET"),
-                                                 ("OPTIONS", "/", "GET")])
+                                                 ("OPTIONS", "/", "GET"), ("TRACE", "/", "GET")])
 def test_a_method_the_game_does_not_take_is_a_405_in_json(web_game, method, path, allow):
     web, url = web_game
     port = int(url.rstrip("/").rsplit(":", 1)[1])
@@ -357,6 +415,83 @@ def test_a_method_the_game_does_not_take_is_a_405_in_json(web_game, method, path
     assert head.status == 405 and head.read() == b""  # headers only
     connection.close()
     assert len(web.rec.game.history) == made
+
+
+def _post(url: str, move: dict, **headers) -> tuple[int, dict]:
+    port = url.rstrip("/").rsplit(":", 1)[1]
+    body = json.dumps(move).encode()
+    return _raw(url, "POST", "/act", body, {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json",
+                                            "Content-Length": str(len(body)), **headers})
+
+
+def test_a_move_chosen_from_an_older_record_is_not_played(web_game):
+    """A double click sends the same move twice, each chosen after the same step: the second is
+    refused with the record as it is now (it drew a second card)."""
+    web, url = web_game
+    steps = len(web.rec.steps)
+    first = "draw" if "draw" in web.rec.game.legal_action_names() else web.rec.game.legal_action_names()[0]
+    code, answer = _post(url, {"action": first, "at": steps})
+    assert code == 200
+    after = len(web.rec.steps)
+    assert after > steps and answer["record"]["steps"][steps]["action"] == first
+    code, answer = _post(url, {"action": first, "at": steps})
+    assert code == 409 and answer["error"] == (f"this move was chosen after step {steps}, and the game has moved "
+                                               f"on to step {after}: it is not played")
+    assert answer["record"] == web.record() and len(web.rec.steps) == after
+    code, answer = _post(url, {"action": first, "at": "now"})
+    assert code == 400 and answer["error"] == "'at' must be the number of steps the move was chosen after, got 'now'"
+    assert len(web.rec.steps) == after
+
+
+def test_a_move_from_another_sites_page_is_refused_and_no_site_may_frame_the_game(web_game):
+    web, url = web_game
+    port = url.rstrip("/").rsplit(":", 1)[1]
+    made, legal = len(web.rec.steps), web.rec.game.legal_action_names()
+    code, answer = _post(url, {"action": legal[0], "at": made}, Origin="http://evil.example")
+    assert code == 403 and answer["error"] == (f"moves come only from the game's own page at http://127.0.0.1:{port}/; "
+                                               f"this one came from 'http://evil.example'")
+    assert len(web.rec.steps) == made
+    assert _post(url, {"action": legal[0], "at": made}, Origin=f"http://localhost:{port}")[0] == 200
+    with urllib.request.urlopen(url, timeout=10) as reply:
+        assert reply.getheader("X-Frame-Options") == "DENY"
+        assert reply.getheader("Content-Security-Policy") == "frame-ancestors 'none'"
+
+
+def test_on_port_80_the_host_may_leave_out_the_port():
+    """A browser writes the Host of http://127.0.0.1/ without ":80" (the page was refused there).
+    The server here listens on a free port and is told it is port 80."""
+    server = make_server(0)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    server.web = WebGame(Rules(num_players=2), {1: HeuristicAgent()}, ["you", "heuristic"], seed=3)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert _raw(url, "GET", "/record", headers={"Host": "127.0.0.1"})[0] == 403
+        server.server_address = ("127.0.0.1", 80)
+        for host in ("127.0.0.1", "localhost", "127.0.0.1:80"):
+            assert _raw(url, "GET", "/record", headers={"Host": host})[0] == 200, host
+        assert _raw(url, "GET", "/record", headers={"Host": "evil.example"})[0] == 403
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_browser_gone_before_its_answer_is_no_error_on_the_terminal(capsys):
+    server = make_server(0)
+    try:
+        for gone in (ConnectionResetError(104, "Connection reset by peer"), BrokenPipeError(32, "Broken pipe")):
+            try:
+                raise gone
+            except ConnectionError:
+                server.handle_error(None, ("127.0.0.1", 5))
+        assert capsys.readouterr().err == ""
+        try:
+            raise RuntimeError("a real fault")
+        except RuntimeError:
+            server.handle_error(None, ("127.0.0.1", 5))
+        assert "RuntimeError: a real fault" in capsys.readouterr().err
+    finally:
+        server.server_close()
 
 
 def test_a_query_string_asks_for_the_same_page_and_record(web_game):

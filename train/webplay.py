@@ -11,12 +11,17 @@ stops the server; with ``--save`` the record is written then (and whenever the
 game ends).
 
 The server answers ``GET /`` (the page), ``GET /record`` (the record so far, as
-JSON) and ``POST /act`` with ``{"action": NAME}`` (the record after your move and
-the agents' replies, or status 400 with ``{"error": ...}`` saying why the move was
-refused). A move must come as ``Content-Type: application/json`` of at most 4 KB
-(415 and 400 otherwise), and every request must name the host ``127.0.0.1:PORT``
-or ``localhost:PORT`` (403 otherwise): another site's page, even one whose name
-points here, can neither read the game nor move in it.
+JSON) and ``POST /act`` with ``{"action": NAME, "at": STEPS}`` (the record after your
+move and the agents' replies, or status 400 with ``{"error": ...}`` saying why the move
+was refused). ``at``, which the page always sends, is the number of steps of the record
+the move was chosen from: a move chosen from an older record (a double click, a second
+tab) is refused with 409 and the record as it is, not played on a position nobody saw.
+A move must come as ``Content-Type: application/json`` of at most 4 KB (415 and 400
+otherwise), and every request must name the host ``127.0.0.1:PORT`` or
+``localhost:PORT`` (403 otherwise), and a move that names its ``Origin`` must come from
+that address: another site's page, even one whose name points here, can neither read
+the game nor move in it, nor show it in a frame (``X-Frame-Options: DENY``). A browser
+that goes away before its answer is written is no error.
 """
 
 from __future__ import annotations
@@ -37,6 +42,22 @@ from .view import page
 DEFAULT_PORT = 8000
 MAX_BODY = 4096  # bytes: a move is {"action": NAME}
 REFUSED = object()  # what a request that is not a move gives instead of one
+
+
+class Stale(ValueError):
+    """A move chosen from an older record than the game's (a double click); ``record``: the game's now."""
+
+    def __init__(self, message: str, record: dict):
+        super().__init__(message)
+        self.record = record
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that closed or reloaded before its answer was written is not an error to print."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class WebGame:
@@ -60,11 +81,18 @@ class WebGame:
                 print(f"ten: warning: the game is over but not saved: {exc}; it is tried again when the server "
                       f"stops", file=sys.stderr, flush=True)
 
-    def act(self, action) -> dict:
+    def act(self, action, at=None) -> dict:
         """Play the person's ``action`` (a name) and the agents' replies; the record. ``ValueError``
-        saying why when it is not one of the person's moves now."""
+        saying why when it is not one of the person's moves now; :class:`Stale` when ``at`` (the
+        number of steps of the record the move was chosen from) is not the record's now."""
         with self.lock:
             game = self.rec.game
+            if at is not None:
+                if isinstance(at, bool) or not isinstance(at, int):
+                    raise ValueError(f"'at' must be the number of steps the move was chosen after, got {at!r}")
+                if at != len(self.rec.steps):
+                    raise Stale(f"this move was chosen after step {at}, and the game has moved on to step "
+                                f"{len(self.rec.steps)}: it is not played", self.rec.to_dict(public=True))
             if game.is_over:
                 raise ValueError("the game is over")
             legal = game.legal_action_names()
@@ -98,6 +126,8 @@ def make_server(port: int) -> ThreadingHTTPServer:
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Frame-Options", "DENY")  # no other site may show the game in a frame
+            self.send_header("Content-Security-Policy", "frame-ancestors 'none'")
             if allow is not None:
                 self.send_header("Allow", allow)
             self.end_headers()
@@ -112,7 +142,8 @@ def make_server(port: int) -> ThreadingHTTPServer:
             localhost and this port. Refused otherwise (403), so that a page of another site
             whose name is made to point here (DNS rebinding) can neither read the game nor move."""
             port = self.server.server_address[1]
-            if self.headers.get("Host", "").strip().lower() in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            names = [f"127.0.0.1:{port}", f"localhost:{port}"] + (["127.0.0.1", "localhost"] if port == 80 else [])
+            if self.headers.get("Host", "").strip().lower() in names:  # a browser leaves out port 80
                 return True
             self._json(403, {"error": f"this game answers only at http://127.0.0.1:{port}/ "
                                       f"(or localhost:{port}); the request named the host "
@@ -138,7 +169,7 @@ def make_server(port: int) -> ThreadingHTTPServer:
             self._json(405, {"error": f"{self.command} {self.path}: read the game with GET / or GET /record, "
                                       f"and POST a move to /act"}, allow="POST" if self.path == "/act" else "GET")
 
-        do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = _not_allowed
+        do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = do_TRACE = do_CONNECT = _not_allowed
 
         def _move(self):
             """The move posted: its ``action``, or ``REFUSED`` after answering why the request is refused."""
@@ -159,9 +190,23 @@ def make_server(port: int) -> ThreadingHTTPServer:
             except (ValueError, RecursionError, OSError):  # not JSON (nor UTF-8), too deep, or never sent
                 body = None
             if not isinstance(body, dict) or "action" not in body:
-                self._json(400, {"error": 'send a move as JSON: {"action": NAME}'})
+                self._json(400, {"error": 'send a move as JSON: {"action": NAME} (and "at": the number of steps '
+                                          'it was chosen after)'})
                 return REFUSED
-            return body["action"]
+            return body["action"], body.get("at")
+
+        def _origin_ok(self) -> bool:
+            """Whether a move that names its origin comes from this server's own page (403 otherwise)."""
+            origin = self.headers.get("Origin")
+            port = self.server.server_address[1]
+            own = [f"http://127.0.0.1:{port}", f"http://localhost:{port}"]
+            if port == 80:
+                own += ["http://127.0.0.1", "http://localhost"]
+            if origin is None or origin.strip().lower() in own:
+                return True
+            self._json(403, {"error": f"moves come only from the game's own page at http://127.0.0.1:{port}/; "
+                                      f"this one came from {origin!r}"})
+            return False
 
         def do_POST(self):
             web = self.server.web
@@ -170,16 +215,20 @@ def make_server(port: int) -> ThreadingHTTPServer:
             if self.path != "/act":
                 self._json(404, {"error": f"nothing to post at {self.path}: moves go to /act"})
                 return
-            action = self._move()
-            if action is REFUSED:
+            if not self._origin_ok():
+                return
+            move = self._move()
+            if move is REFUSED:
                 return
             try:
-                self._json(200, {"record": web.act(action)})
+                self._json(200, {"record": web.act(*move)})
+            except Stale as exc:
+                self._json(409, {"error": str(exc), "record": exc.record})
             except ValueError as exc:
                 self._json(400, {"error": str(exc)})
 
     try:
-        return ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        return _Server(("127.0.0.1", port), Handler)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ValueError(f"port {port} is already in use on 127.0.0.1: choose another with --port") from None
