@@ -371,13 +371,13 @@ class Game:
         game.phase = snap["phase"]
         if game.phase not in PHASES:
             raise KeyError(f"phase {game.phase!r}")
-        game.active_player = snap["active_player"]
+        last_seat = game.num_players - 1
+        game.active_player = _whole(snap["active_player"], "active_player", 0, last_seat)
         current = snap["current_player"]
-        seats = range(game.num_players)
-        if game.active_player not in seats or (current is None) != (game.phase == "over") \
-                or current is not None and current not in seats:
-            raise KeyError(f"active_player {game.active_player!r} and current_player {current!r} "
-                           f"for {game.num_players} players in the {game.phase} phase")
+        if (current is None) != (game.phase == "over"):
+            raise KeyError(f"current_player {current!r} in the {game.phase} phase")
+        if current is not None:
+            current = _whole(current, "current_player", 0, last_seat)
         if game.net_total != sum(C.NET_VALUE[c] for c in game.tableau) or game.currency_total != -sum(
                 C.NET_VALUE[c] for c in game.tableau if C.is_currency(c)):
             raise KeyError(f"net_total {game.net_total} and currency_total {game.currency_total} "
@@ -388,9 +388,8 @@ class Game:
         if auction:
             game.auction_card = C.parse(auction["card"])
             game.high_bid = _whole(auction["high_bid"], "high_bid", 0, game.rules.max_bid)
-            game.high_bidder = auction["high_bidder"]
-            if game.high_bidder is not None and game.high_bidder not in seats:
-                raise KeyError(f"high_bidder {game.high_bidder!r}")
+            bidder = auction["high_bidder"]
+            game.high_bidder = None if bidder is None else _whole(bidder, "high_bidder", 0, game.num_players - 1)
             game.bids_left = _whole(auction["bids_left"], "bids_left", 0, game.num_players)
         else:
             game.auction_card, game.high_bid, game.high_bidder, game.bids_left = None, 0, None, 0
@@ -405,9 +404,7 @@ class Game:
         game.bust_kind = snap["bust_kind"]
         if game.bust_kind not in (None, "numbers", "currency"):
             raise KeyError(f"bust_kind {game.bust_kind!r}")
-        game.final_buyers = list(snap["final_buyers"])
-        if not all(seat in seats and type(seat) is int for seat in game.final_buyers):
-            raise KeyError(f"final_buyers {snap['final_buyers']!r}")
+        game.final_buyers = [_whole(seat, "final_buyers", 0, game.num_players - 1) for seat in snap["final_buyers"]]
         game.history = []
         return game
 
@@ -912,10 +909,15 @@ def _rng(shuffle) -> random.Random:
 
 
 def _whole(value, name: str, low: int, high: int | None = None) -> int:
-    """``value`` if it is a whole number from ``low`` to ``high``; a snapshot's field that is not says so."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or high is not None and value > high:
+    """``value`` as an ``int`` if it is a whole number (a NumPy one too, not a bool) from ``low`` to
+    ``high``; a snapshot's field that is not says so."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        number = None
+    if number is None or isinstance(value, bool) or number < low or high is not None and number > high:
         raise KeyError(f"{name} {value!r}")
-    return value
+    return number
 
 
 def _counts(cards) -> list[int]:

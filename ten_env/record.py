@@ -597,8 +597,6 @@ def _check_replay(record: dict, where: str) -> None:
     while True:
         for j in range(checked, min(len(rec.steps), len(steps))):  # the last move and the forced ones after it
             differs(f"step {j}", rec.steps[j], steps[j])
-            for event, replayed in zip(steps[j]["events"], rec.steps[j]["events"]):
-                event["text"] = replayed["text"]
         checked = i = len(rec.steps)
         if i >= len(steps):
             break
@@ -616,11 +614,17 @@ def _check_replay(record: dict, where: str) -> None:
                                                                             f"over after its {len(steps)} steps"))
     if over:
         differs("result", rec.to_dict()["result"], record["result"])
+    # It all holds: now the words are the replay's (the result's too, the last event's words).
+    for step, replayed in zip(steps, rec.steps):
+        for event, told in zip(step["events"], replayed["events"]):
+            event["text"] = told["text"]
+    if over and "text" in record["result"]:
+        record["result"]["text"] = rec.to_dict()["result"]["text"]
 
 
 def _comparable(data):
     """``data`` as JSON holds it (lists, not tuples), less what may differ between two records of
-    the same game: a step's policy note and the wording of its events."""
+    the same game: a step's policy note and the wording of its events and of the result."""
     data = json.loads(json.dumps(data))
     if isinstance(data, dict) and "events" in data:
         data.pop("policy", None)
@@ -628,6 +632,8 @@ def _comparable(data):
             for event in data["events"]:
                 if isinstance(event, dict):
                     event.pop("text", None)
+    elif isinstance(data, dict) and "scores" in data:  # the result: its words are the last event's
+        data.pop("text", None)
     return data
 
 

@@ -264,11 +264,25 @@ def _edited(snapshot, **changes):
     {"players__2__bust_tokens": "x"},
     {"turn": None},
     {"final_buyers": [7]},
+    {"players__0__coins": True},
+    {"active_player": 1.0},
 ])
 def test_from_snapshot_refuses_a_snapshot_that_does_not_hold_together(changes):
     game = _played(Rules(num_players=3), 4, 2, 20)
     with pytest.raises(ValueError, match="not a game snapshot"):
         Game.from_snapshot(_edited(game.snapshot(), **changes), shuffle_unseen=0)
+
+
+def test_from_snapshot_takes_numpy_whole_numbers_as_the_engine_does():
+    import numpy as np
+
+    game = _played(Rules(num_players=3), 4, 2, 20)
+    snapshot = game.snapshot()
+    edited = _edited(snapshot)
+    edited["players"][0]["coins"] = np.int64(edited["players"][0]["coins"])
+    edited["turn"], edited["active_player"] = np.int64(edited["turn"]), np.int32(edited["active_player"])
+    rebuilt = Game.from_snapshot(edited, shuffle_unseen=0)
+    assert rebuilt.snapshot() == snapshot and type(rebuilt.coins[0]) is int and type(rebuilt.turn) is int
 
 
 # ---------------------------------------------------------------- declared limits

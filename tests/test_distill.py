@@ -302,7 +302,7 @@ def test_the_model_card_says_where_the_model_came_from(lesson):
     assert data["file"] == str(lesson["path"]) and data["teacher"] == TEACHER and data["levels"] == LEVELS
     assert data["games"] == 4 and data["decisions"] == len(lesson["target"])
     assert (card["epochs"], card["learning_rate"], card["batch_size"], card["value_weight"]) == (3, 1e-3, 64, 0.5)
-    assert card["holdout"] == 0.25 and card["games"] == 4 and card["validation_decisions"] > 0
+    assert card["holdout"] == 0.25 and card["games"] == 4 and card["deals"] == 4 and card["validation_decisions"] > 0
     assert set(card["validation"]) == {"validation_policy_loss", "validation_value_loss", "validation_loss",
                                        "validation_agreement"}
     assert card["training_time"] and card["training_seconds"] > 0 and "core" in card["machine"]
@@ -553,7 +553,7 @@ def test_cli_train_prints_each_epoch_and_refuses_to_overwrite(lesson, tmp_path, 
             "--batch", "256", "-o", str(out)]
     assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith(f"{len(lesson['target'])} decisions from 4 games")
+    assert lines[0].startswith(f"{len(lesson['target'])} decisions from 4 deals")
     assert lines[1].startswith("epoch start  train: policy ") and lines[2].startswith("epoch   1/1  train: ")
     assert "agreement" in lines[2] and lines[-1].startswith("kept epoch 1 (validation loss ")
     assert json.loads(out.with_suffix(".json").read_text())["started_from"] == str(lesson["out"])

@@ -349,9 +349,17 @@ def test_the_wording_of_events_may_differ_between_versions():
     for step in record["steps"]:
         for event in step["events"]:
             event["text"] = event["text"].upper()
+    record["result"]["text"] = record["result"]["text"].upper()
     record["steps"][2]["events"][0]["text"] = "player 1 wins the game on the spot"
     check_record(record)
     assert record == worded
+    # a record refused is left as it was: no word of it changed before the refusal
+    record["steps"][5]["events"][0]["text"] = "REWORDED"
+    record["result"]["scores"][0] += 1
+    refused = json.loads(json.dumps(record))
+    with pytest.raises(ValueError, match="result is not what the record's rules, deck and moves give"):
+        check_record(record)
+    assert record == refused
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])

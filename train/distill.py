@@ -860,7 +860,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     positive = targets > 0
     floor = float(-(targets[positive] * targets[positive].log()).sum() / len(targets))
     say = echo or (lambda line: None)
-    say(f"{len(targets)} decisions from {n_games} games, {len(valid_rows)} of them in the held-out games; "
+    say(f"{len(targets)} decisions from {n_games} deals, {len(valid_rows)} of them in the held-out deals; "
         f"the targets' entropy (the policy loss's floor) is {floor:.3f}")
 
     def record(epoch: int, trained: dict, valid: dict) -> dict:
@@ -946,7 +946,8 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         policy_layers_at_start=list(layers_at_start), widened_to=width,
         derived_features=features or derived, derived_features_added=features,
         holdout=holdout, seed=seed,
-        games=n_games, train_decisions=len(train_rows), validation_decisions=len(valid_rows),
+        games=sum(d["meta"]["games_per_level"] * len(d["meta"]["levels"]) for d in datasets), deals=n_games,
+        train_decisions=len(train_rows), validation_decisions=len(valid_rows),
         target_entropy=floor,
         epoch_losses=history, kept_epoch=best["epoch"],
         validation={key: best[key] for key in ("validation_policy_loss", "validation_value_loss",

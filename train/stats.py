@@ -48,7 +48,7 @@ def design_effect(wins_per_deal, games_per_deal) -> float:
     wins = [int(w) for w in wins_per_deal]
     games = [int(g) for g in games_per_deal]
     deals, n = len(games), sum(games)
-    if deals < 2 or not 0 < sum(wins) < n:
+    if deals < 2 or not 0 < sum(wins) < n or max(games) <= 1:  # one game a deal: independent, exactly
         return 1.0
     p = sum(wins) / n
     spread = deals / (deals - 1) * sum((w - g * p) ** 2 for w, g in zip(wins, games))
