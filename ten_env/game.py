@@ -389,7 +389,7 @@ class Game:
             game.auction_card = C.parse(auction["card"])
             game.high_bid = _whole(auction["high_bid"], "high_bid", 0, game.rules.max_bid)
             bidder = auction["high_bidder"]
-            game.high_bidder = None if bidder is None else _whole(bidder, "high_bidder", 0, game.num_players - 1)
+            game.high_bidder = None if bidder is None else _whole(bidder, "high_bidder", 0, last_seat)
             game.bids_left = _whole(auction["bids_left"], "bids_left", 0, game.num_players)
         else:
             game.auction_card, game.high_bid, game.high_bidder, game.bids_left = None, 0, None, 0
@@ -404,7 +404,7 @@ class Game:
         game.bust_kind = snap["bust_kind"]
         if game.bust_kind not in (None, "numbers", "currency"):
             raise KeyError(f"bust_kind {game.bust_kind!r}")
-        game.final_buyers = [_whole(seat, "final_buyers", 0, game.num_players - 1) for seat in snap["final_buyers"]]
+        game.final_buyers = [_whole(seat, "final_buyers", 0, last_seat) for seat in snap["final_buyers"]]
         game.history = []
         return game
 
@@ -909,15 +909,11 @@ def _rng(shuffle) -> random.Random:
 
 
 def _whole(value, name: str, low: int, high: int | None = None) -> int:
-    """``value`` as an ``int`` if it is a whole number (a NumPy one too, not a bool) from ``low`` to
-    ``high``; a snapshot's field that is not says so."""
-    try:
-        number = operator.index(value)
-    except TypeError:
-        number = None
-    if number is None or isinstance(value, bool) or number < low or high is not None and number > high:
-        raise KeyError(f"{name} {value!r}")
-    return number
+    """``value`` as an ``int`` if it is a whole number (:func:`_is_index`) from ``low`` to ``high``;
+    a snapshot's field that is not says so."""
+    if _is_index(value) and low <= operator.index(value) and (high is None or operator.index(value) <= high):
+        return operator.index(value)
+    raise KeyError(f"{name} {value!r}")
 
 
 def _counts(cards) -> list[int]:

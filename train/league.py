@@ -231,6 +231,7 @@ def fit_ratings(tables: list[tuple[list[int], np.ndarray]], k: int, seed: int,
     if len(deals) > 1:
         raise ValueError(f"every table must play the same deals; got tables of {sorted(deals)} games")
     deals = deals.pop() if deals else 0
+
     def total(weights):
         wins = np.zeros((k, k))
         for (members, per_game), w in zip(tables, weights):

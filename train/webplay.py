@@ -137,13 +137,18 @@ def make_server(port: int) -> ThreadingHTTPServer:
         def _json(self, status: int, data: dict, allow: str | None = None) -> None:
             self._send(status, json.dumps(data).encode(), "application/json", allow)
 
-        def _host_ok(self) -> bool:
-            """Whether the request names this server as the browser reached it: 127.0.0.1 or
-            localhost and this port. Refused otherwise (403), so that a page of another site
-            whose name is made to point here (DNS rebinding) can neither read the game nor move."""
+        def _own_hosts(self) -> list[str]:
+            """The names a browser gives this server as its host: 127.0.0.1 or localhost and this port
+            (without it on port 80, which browsers leave out)."""
             port = self.server.server_address[1]
-            names = [f"127.0.0.1:{port}", f"localhost:{port}"] + (["127.0.0.1", "localhost"] if port == 80 else [])
-            if self.headers.get("Host", "").strip().lower() in names:  # a browser leaves out port 80
+            return [f"127.0.0.1:{port}", f"localhost:{port}"] + (["127.0.0.1", "localhost"] if port == 80 else [])
+
+        def _host_ok(self) -> bool:
+            """Whether the request names this server as the browser reached it (:meth:`_own_hosts`).
+            Refused otherwise (403), so that a page of another site whose name is made to point
+            here (DNS rebinding) can neither read the game nor move."""
+            port = self.server.server_address[1]
+            if self.headers.get("Host", "").strip().lower() in self._own_hosts():
                 return True
             self._json(403, {"error": f"this game answers only at http://127.0.0.1:{port}/ "
                                       f"(or localhost:{port}); the request named the host "
@@ -198,13 +203,10 @@ def make_server(port: int) -> ThreadingHTTPServer:
         def _origin_ok(self) -> bool:
             """Whether a move that names its origin comes from this server's own page (403 otherwise)."""
             origin = self.headers.get("Origin")
-            port = self.server.server_address[1]
-            own = [f"http://127.0.0.1:{port}", f"http://localhost:{port}"]
-            if port == 80:
-                own += ["http://127.0.0.1", "http://localhost"]
-            if origin is None or origin.strip().lower() in own:
+            if origin is None or origin.strip().lower() in [f"http://{host}" for host in self._own_hosts()]:
                 return True
-            self._json(403, {"error": f"moves come only from the game's own page at http://127.0.0.1:{port}/; "
+            self._json(403, {"error": f"moves come only from the game's own page at "
+                                      f"http://127.0.0.1:{self.server.server_address[1]}/; "
                                       f"this one came from {origin!r}"})
             return False
 
