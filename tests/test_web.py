@@ -211,6 +211,25 @@ def test_a_double_click_in_the_browser_makes_one_move(browser, web_game):
     assert _errors(browser) == []
 
 
+def test_the_move_buttons_stay_disabled_when_drawn_again_while_a_move_is_on_its_way(browser, web_game):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    web, url = web_game
+    browser.get(url)
+    made = len(web.rec.game.history)
+    button = browser.find_elements("css selector", "#moves button")[0]
+    # the click, then the arrow keys away and back, all before the move's answer can come
+    disabled = browser.execute_script(
+        "arguments[0].click();"
+        "for (const key of ['ArrowLeft', 'ArrowRight'])"
+        "  document.dispatchEvent(new KeyboardEvent('keydown', {key: key}));"
+        "return [...document.querySelectorAll('#moves button')].map((b) => b.disabled);", button)
+    assert disabled and all(disabled)
+    WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "position").text != f"action {made} of {made}")
+    after = browser.find_elements("css selector", "#moves button")
+    assert after and all(b.is_enabled() for b in after) and _errors(browser) == []
+
+
 def test_a_networks_view_is_shown_in_a_live_game_only_once_it_is_over(browser):
     from agents import PolicyAgent
 
@@ -398,8 +417,9 @@ def test_the_server_answers_only_its_own_host_names(web_game):
 
 
 @pytest.mark.parametrize("method, path, allow", [("GET", "/act", "POST"), ("PUT", "/act", "POST"),
-                                                 ("DELETE", "/", "GET"), ("PATCH", "/record", "GET"),
-                                                 ("OPTIONS", "/", "GET"), ("TRACE", "/", "GET")])
+                                                 ("HEAD", "/act", "POST"), ("DELETE", "/", "GET, HEAD"),
+                                                 ("PATCH", "/record", "GET, HEAD"), ("OPTIONS", "/", "GET, HEAD"),
+                                                 ("TRACE", "/", "GET, HEAD")])
 def test_a_method_the_game_does_not_take_is_a_405_in_json(web_game, method, path, allow):
     web, url = web_game
     port = int(url.rstrip("/").rsplit(":", 1)[1])
@@ -408,12 +428,32 @@ def test_a_method_the_game_does_not_take_is_a_405_in_json(web_game, method, path
     connection.request(method, path, headers={"Host": f"127.0.0.1:{port}"})
     reply = connection.getresponse()
     assert reply.status == 405 and reply.getheader("Allow") == allow
-    assert json.loads(reply.read()) == {"error": f"{method} {path}: read the game with GET / or GET /record, "
-                                                 f"and POST a move to /act"}
-    connection.request("HEAD", "/", headers={"Host": f"127.0.0.1:{port}"})
-    head = connection.getresponse()
-    assert head.status == 405 and head.read() == b""  # headers only
+    body = reply.read()
+    if method == "HEAD":  # headers only
+        assert body == b""
+    else:
+        assert json.loads(body) == {"error": f"{method} {path}: read the game with GET / or GET /record, "
+                                             f"and POST a move to /act"}
     connection.close()
+    assert len(web.rec.game.history) == made
+
+
+@pytest.mark.parametrize("path", ["/", "/record"])
+def test_head_answers_with_the_headers_of_get_and_no_body(web_game, path):
+    web, url = web_game
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
+    made = len(web.rec.game.history)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    answers = []
+    for method in ("GET", "HEAD"):
+        connection.request(method, path, headers={"Host": f"127.0.0.1:{port}"})
+        reply = connection.getresponse()
+        answers.append((reply.status, reply.getheader("Content-Type"), reply.getheader("Content-Length"),
+                        reply.read()))
+    connection.close()
+    (get_status, get_kind, get_length, get_body), (head_status, head_kind, head_length, head_body) = answers
+    assert get_status == head_status == 200 and get_kind == head_kind
+    assert int(head_length) == int(get_length) == len(get_body) > 0 and head_body == b""
     assert len(web.rec.game.history) == made
 
 
