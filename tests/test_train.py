@@ -42,6 +42,8 @@ def test_shipped_configs_are_valid(name):
     ({"colour": "blue"}, "unknown key 'colour'; allowed: rules, opponents"),
     ({"train": {"total_steps": "lots"}}, "train.total_steps: Input should be a valid integer"),
     ({"output": {"dir": None}}, r"output.dir: Input should be a valid string \(got an empty value\)$"),
+    ({"output": {"dir": ""}}, r"output.dir: must name a folder for the run, such as runs/my-run, got ''$"),
+    ({"output": {"dir": "  "}}, r"output.dir: must name a folder for the run, such as runs/my-run, got '  '$"),
     ({"opponents": {"kind": "jen", "jen_level": 11}}, "opponents.jen_level: Input should be less than or equal to 10"),
     ({"rules": {"num_players": 6}}, "rules.num_players: Input should be less than or equal to 5"),
     ({"rules": {"num_players": 3}}, "rules.num_players must be 2 when opponents.kind is jen"),
@@ -109,6 +111,14 @@ def test_overrides_and_files(tmp_path):
     for overrides in ([], ["train.seed=1"]):  # --set into a list was a TypeError
         with pytest.raises(ValueError, match="^a config must be a YAML mapping of sections"):
             load_config(tmp_path / "list.yaml", overrides)
+    # a key given twice: PyYAML keeps the last, which lost the whole first section without a word
+    (tmp_path / "twice.yaml").write_text("train: {total_steps: 4096}\nrules: {}\ntrain: {seed: 5}\n")
+    with pytest.raises(ValueError, match=r"^config file '.*twice.yaml' is not valid YAML: the key 'train' is given "
+                                         r"twice in \".*twice.yaml\", line 3, column 1$"):
+        load_config(tmp_path / "twice.yaml")
+    (tmp_path / "twice.yaml").write_text("train:\n  seed: 1\n  seed: 2\n")
+    with pytest.raises(ValueError, match=r"the key 'seed' is given twice in \".*twice.yaml\", line 3, column 3$"):
+        load_config(tmp_path / "twice.yaml")
     (tmp_path / "false.yaml").write_text("false\n")  # not an empty file: not the default config
     with pytest.raises(ValueError, match="^a config must be a YAML mapping of sections"):
         load_config(tmp_path / "false.yaml")
@@ -405,6 +415,11 @@ def test_resume_continues_the_step_count(tmp_path):
     assert read_data(out / "model.zip")["num_timesteps"] == 512
     # the folder's config says the budget the run was last given, not its first part's
     assert yaml.safe_load((out / "config.yaml").read_text())["train"]["total_steps"] == 512
+    # a budget below the steps done is refused, and the folder's config keeps the run's (it was rewritten)
+    with pytest.raises(ValueError, match=r"^--resume: train.total_steps 256 is below the 512 steps this run has "
+                                         r"already trained; it may stay or be raised$"):
+        _run("quick", out, ["train.total_steps=256"], resume=True)
+    assert yaml.safe_load((out / "config.yaml").read_text())["train"]["total_steps"] == 512
     # the card says how long it trained, both parts added up, and on what
     card = json.loads((out / "model.json").read_text())
     assert card["training_steps"] == 512 and 0 < first["training_seconds"] <= card["training_seconds"] < 600
@@ -546,6 +561,38 @@ def test_overwrite_never_deletes_a_folder_that_is_not_a_run(tmp_path):
     with pytest.raises(ValueError, match="holds no training run"):
         _run("quick", out, ["train.total_steps=64"], overwrite=True)
     assert (out / "chapter1.txt").read_text() == "precious"
+
+
+@pytest.mark.parametrize("name", [".", "..", "project", "{parent}"])
+def test_the_current_folder_or_one_holding_it_is_never_a_run_folder(tmp_path, monkeypatch, name):
+    """--overwrite empties a run's folder: given the current folder (or a parent), with a run in it,
+    it deleted everything there, the person's own files too."""
+    project = tmp_path / "project"
+    (project / "notes").mkdir(parents=True)
+    for folder in (tmp_path, project):  # a run's two files, as ten train writes them
+        (folder / "config.yaml").write_text((CONFIGS / "quick.yaml").read_text())
+        (folder / "meta.json").write_text("{}")
+    (project / "notes" / "precious.txt").write_text("kept")
+    monkeypatch.chdir(project / "notes")
+    out = name.format(parent=project.parent) if name != "project" else str(project)
+    for overwrite in (True, False):
+        with pytest.raises(ValueError, match=rf"^output.dir {re.escape(repr(out))} is the current folder or holds it: "
+                                             r"a run needs a folder of its own \(--overwrite empties it\), such as "
+                                             r"runs/my-run$"):
+            _run("quick", out, ["train.total_steps=64"], overwrite=overwrite)
+    assert (project / "notes" / "precious.txt").read_text() == "kept"
+    assert sorted(p.name for p in project.iterdir()) == ["config.yaml", "meta.json", "notes"]
+
+
+def test_verbose_says_when_the_curriculum_climbs(tmp_path, capsys):
+    climbing = ["opponents.curriculum.window=10", "opponents.curriculum.threshold=0.5", "train.total_steps=1024",
+                "train.init_from=ppo-jen-v1", "algorithm.net_arch=[256, 256]", "algorithm.learning_rate=1e-9"]
+    _run("jen_ladder", tmp_path / "loud", climbing, verbose=1)
+    level = json.loads((tmp_path / "loud" / "checkpoints" / "state.json").read_text())["jen_level"]
+    said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("curriculum:")]
+    assert level > 4 and said == [f"curriculum: JEN level {n}" for n in range(5, level + 1)]
+    _run("jen_ladder", tmp_path / "quiet", climbing)
+    assert not [line for line in capsys.readouterr().out.splitlines() if line.startswith("curriculum:")]
 
 
 def test_resume_with_a_missing_checkpoint_or_damaged_state(tmp_path):

@@ -68,6 +68,7 @@ defaults.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Annotated, Literal, Union, get_args
 
@@ -276,6 +277,13 @@ class EvaluationConfig(_Section):
 
 class OutputConfig(_Section):
     dir: str = "runs/run"
+
+    @field_validator("dir")
+    @classmethod
+    def _names_a_folder(cls, path):
+        if not path.strip():  # "" would be the current folder
+            raise ValueError(f"must name a folder for the run, such as runs/my-run, got {path!r}")
+        return path
 
 
 class RayConfig(_Section):
@@ -488,6 +496,22 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> Config:
     return validate(apply_overrides(read_yaml(path, "config file"), list(overrides)))
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping: PyYAML keeps the last
+    one, so a section written twice would lose the first without a word."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, Hashable) and key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} is given twice",
+                                                        key_node.start_mark)
+            if isinstance(key, Hashable):
+                seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def read_yaml(path: str | Path, what: str):
     """The data of the YAML file at ``path`` (``{}`` if it is empty); ``ValueError`` naming ``what``
     it is and why it cannot be read."""
@@ -497,13 +521,14 @@ def read_yaml(path: str | Path, what: str):
     if not path.is_file():
         raise ValueError(f"{what} {str(path)!r} does not exist")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        with path.open(encoding="utf-8") as stream:  # opened, so that an error names the file, not a string
+            data = yaml.load(stream, Loader=_UniqueKeyLoader)
     except UnicodeDecodeError:
         raise ValueError(f"{what} {str(path)!r} is not a text file (not UTF-8)") from None
     except OSError as exc:
         raise ValueError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:
-        raise ValueError(f"{what} {str(path)!r} is not valid YAML: {exc}".replace("\n", " ")) from None
+        raise ValueError(f"{what} {str(path)!r} is not valid YAML: {' '.join(str(exc).split())}") from None
     return {} if data is None else data
 
 

@@ -9,8 +9,12 @@ What a run leaves in its output folder::
     checkpoints/       the last 3 step_<N>.zip and state.json (for --resume)
     pool/              self-play: the learner's past policies
     tb/                TensorBoard logs: ten/win_rate, ten/margin, ten/episode_length,
-                       ten/jen_level, ten/eval_win_rate, and SB3's own
-    eval/              the final evaluation (report.json, ladder.png)
+                       ten/jen_level; the periodic evaluations' ten/eval_win_rate and
+                       ten/eval_margin against JEN, ten/eval_win_rate_vs_<agent> and
+                       ten/eval_margin_vs_<agent> (with _<N>p for each table size) at
+                       normal tables; and SB3's own
+    eval/              the final evaluation: report.json, and ladder.png against JEN;
+                       eval/<N>p/ for each table size of a run over several
 
 Every model file this module reads (a self-play pool opponent, a checkpoint to
 resume) is loaded without unpickling anything (:mod:`agents.safe_load`).
@@ -127,7 +131,7 @@ def _level_env_method(venv, level: int):
 # ---------------------------------------------------------------------------- callbacks
 
 
-def _callbacks(config: Config, out_dir: Path, state: dict):
+def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
     from stable_baselines3.common.callbacks import BaseCallback
 
     opponents = config.opponents
@@ -137,7 +141,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict):
         """Game statistics, curriculum, checkpoints, self-play snapshots, periodic evaluation."""
 
         def __init__(self):
-            super().__init__()
+            super().__init__(verbose)  # with --verbose, says when the curriculum climbs
             window = curriculum.window if curriculum else 200
             self.results = deque(state.get(WINDOW) or (), maxlen=window)
             if curriculum:  # saved with each checkpoint, so a resumed run's curriculum counts the games before
@@ -287,6 +291,10 @@ def run_seed_at(config: Config, timesteps: int) -> int:
 def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool) -> dict:
     """Check the output folder and return the run state to start from."""
     saved = out_dir / "config.yaml"
+    here = Path.cwd().resolve()
+    if out_dir.resolve() == here or out_dir.resolve() in here.parents:
+        raise ValueError(f"output.dir {str(out_dir)!r} is the current folder or holds it: a run needs a folder of "
+                         f"its own (--overwrite empties it), such as runs/my-run")
     fresh = {"timesteps": 0, "jen_level": getattr(config.opponents, "jen_level", None), "checkpoint": None}
     if out_dir.exists() and not out_dir.is_dir():
         raise ValueError(f"output.dir {str(out_dir)!r} is a file, not a folder: choose another output.dir")
@@ -322,6 +330,9 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
         checkpoint = out_dir / "checkpoints" / state["checkpoint"]
         if not checkpoint.exists():  # a file (SB3) or a folder (RLlib)
             raise ValueError(f"--resume: the checkpoint {str(checkpoint)!r} named in {STATE} is missing")
+        if config.train.total_steps < state["timesteps"]:
+            raise ValueError(f"--resume: train.total_steps {config.train.total_steps:,} is below the "
+                             f"{state['timesteps']:,} steps this run has already trained; it may stay or be raised")
         return state
     if out_dir.exists() and any(out_dir.iterdir()):
         if overwrite and is_run:
@@ -524,7 +535,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     try:
         if remaining > 0:
             model.learn(
-                total_timesteps=remaining, callback=_callbacks(config, out_dir, state),
+                total_timesteps=remaining, callback=_callbacks(config, out_dir, state, verbose),
                 reset_num_timesteps=not state["checkpoint"], progress_bar=progress, tb_log_name="run",
             )
     except KeyboardInterrupt:
