@@ -96,7 +96,8 @@ def test_bad_combination_is_a_one_line_error(capsys):
 
 @pytest.mark.parametrize("argv", [["demo", "--players", "6"], ["demo", "--jen", "3"], ["nonsense"],
                                   ["eval", "heuristic", "--opponents", "jen:7", "--players", "7"],
-                                  ["bench", "--seconds", "inf"], ["play", "--level", "11"]])
+                                  ["bench", "--seconds", "inf"], ["bench", "--seconds", "3601"],
+                                  ["play", "--level", "11"]])
 def test_argument_errors_exit_with_status_2_in_one_line(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main(argv)
@@ -228,19 +229,81 @@ def test_play_trust_model_reaches_make_agent(monkeypatch, capsys):
             "only for files you trust)") in " ".join(play_help.split())
 
 
-def test_bench_table_has_no_library_warnings():
+def test_bench_table_has_no_library_warnings_even_at_the_shortest_time():
+    """A billionth of a second a row still plays a game of each (it divided by zero)."""
     ten = shutil.which("ten")
-    run = subprocess.run([ten, "bench", "--seconds", "0.02"], capture_output=True, text=True, timeout=300,
+    run = subprocess.run([ten, "bench", "--seconds", "1e-9"], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "PYTHONWARNINGS": "always"})
     assert run.returncode == 0, run.stderr
     assert run.stderr == ""
     lines = run.stdout.splitlines()
+    rows = {line[2:28].strip(): line[28:] for line in lines if line.startswith("  ")}
     # the peers measured, not "not installed": the warnings this test is about come from their libraries
-    for peer, unit in (("RLCard leduc core", "decisions/s"), ("leduc_holdem_v4", "x leduc_holdem_v4"),
-                       ("texas_holdem_no_limit_v6", "x leduc_holdem_v4")):
-        assert any(line.strip().startswith(peer) and line.endswith(unit) for line in lines), run.stdout
-    assert any(line.strip().startswith("DerivedFeatures(SoloEnv)") and line.endswith("x SoloEnv") for line in lines)
-    assert all(line.startswith(("engine:", "environment:", "derived features:", "  ")) for line in lines), run.stdout
+    assert list(rows) == ["TEN, 2 players", "TEN, 5 players", "RLCard leduc core", "ten_v0, 2 players",
+                          "ten_v0, 5 players", "ten_v0, solitaire", "leduc_holdem_v4", "texas_holdem_no_limit_v6",
+                          "DerivedFeatures(SoloEnv)", "SoloEnv"], run.stdout
+    peers = {"TEN, 2 players": "RLCard leduc core", "TEN, 5 players": "RLCard leduc core",
+             "ten_v0, 2 players": "leduc_holdem_v4", "ten_v0, 5 players": "leduc_holdem_v4",
+             "ten_v0, solitaire": "leduc_holdem_v4", "texas_holdem_no_limit_v6": "leduc_holdem_v4",
+             "DerivedFeatures(SoloEnv)": "SoloEnv"}
+    for label, figures in rows.items():
+        pattern = r" +[\d,]+ decisions/s +[\d,.]+ games/s" + (rf"  +\d+\.\d\dx {re.escape(peers[label])}"
+                                                                if label in peers else "")
+        assert re.fullmatch(pattern, figures), (label, figures)
+        assert float(figures.split()[0].replace(",", "")) > 0
+    assert all(line.startswith(("1e-09 s a row", "engine:", "environment:", "derived features:", "  "))
+               for line in lines), run.stdout
+
+
+def test_bench_times_its_rows_in_turns_each_reversed(monkeypatch):
+    """Each turn gives every row one slice, the order reversed from turn to turn, after one
+    untimed game each; the ratio is over all turns, the range that of the single turns."""
+    from train import bench
+
+    calls, clock = [], [0.0]
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: clock[0])
+
+    def player(label, seconds_a_game, decisions):
+        def play():
+            calls.append(label)
+            clock[0] += seconds_a_game
+            return decisions
+        return play
+
+    # times that add up exactly in binary, so that each slice ends on its game
+    rows = [bench.Row("a", player("a", 0.125, 10)), bench.Row("b", player("b", 0.5, 3)),
+            bench.Row("peer", player("peer", 0.25, 4))]
+    bench.measure(rows, seconds=2, turn=1)  # two turns of 1 s each
+    assert calls == ["a", "b", "peer"] + ["a"] * 8 + ["b"] * 2 + ["peer"] * 4 + ["peer"] * 4 + ["b"] * 2 + ["a"] * 8
+    a, b, peer = rows
+    assert (a.games, a.decisions, b.games, b.decisions, peer.games, peer.decisions) == (16, 160, 4, 12, 8, 32)
+    assert (a.rate, b.rate, peer.rate) == (80, 6, 16)
+    assert a.ratio(peer) == (5, 5, 5) and b.ratio(peer) == (0.375, 0.375, 0.375)
+    uneven = bench.Row("uneven", play=None, seconds=3, decisions=30, turns=[5, 15])
+    steady = bench.Row("steady", play=None, seconds=3, decisions=15, turns=[5, 5])
+    assert uneven.ratio(steady) == (2, 1, 3)
+
+
+def test_bench_counts_decisions_not_the_steps_of_finished_players_and_deals_anew_each_game():
+    from pettingzoo.classic import leduc_holdem_v4
+
+    from train import bench
+
+    chosen, seeds = [], []
+
+    def make():
+        env = leduc_holdem_v4.env()
+        step, reset = env.step, env.reset
+        env.step = lambda action: (chosen.append(action), step(action))[1]
+        env.reset = lambda seed=None, options=None: (seeds.append(seed), reset(seed=seed, options=options))[1]
+        return env
+
+    play, close = bench.aec(make, quiet=True)
+    counts = [play() for _ in range(20)]
+    close()
+    assert sum(counts) == len([action for action in chosen if action is not None])
+    assert chosen.count(None) == 2 * 20  # both players leave each hand: no decisions
+    assert seeds == list(range(20))
 
 
 @pytest.mark.parametrize("command", [["demo", "--seed", "2"],

@@ -47,7 +47,9 @@ def version() -> str:
         return __version__
 
 
-_positive_seconds = real_number("--seconds", "a number of seconds above 0", lambda value: value > 0)
+MAX_BENCH_SECONDS = 3600.0  # a row; a typo of many zeros would otherwise run for days
+_bench_seconds = real_number("--seconds", f"a number of seconds above 0 and at most {MAX_BENCH_SECONDS:g}",
+                             lambda value: 0 < value <= MAX_BENCH_SECONDS)
 MAX_DELAY = 3600.0  # an hour a turn is already no demo; far beyond, time.sleep overflows
 _pause = real_number("--delay", f"a number of seconds from 0 to {MAX_DELAY:g}", lambda value: 0 <= value <= MAX_DELAY)
 
@@ -151,7 +153,9 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace a run already in the output folder")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-eval", action="store_true", help="skip the final evaluation")
-    parser.add_argument("--verbose", type=int, default=0, choices=(0, 1, 2), help="SB3 verbosity")
+    parser.add_argument("--verbose", type=int, default=0, choices=(0, 1, 2),
+                        help="1 or 2: SB3's verbosity (rllib: none), and a line each time the curriculum climbs "
+                             "(both backends)")
     parser.add_argument("--address", metavar="HOST:PORT",
                         help="backend rllib: join this running Ray cluster (e.g. auto, 10.0.0.5:6379) "
                              "instead of ray.address or a local Ray")
@@ -265,10 +269,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="measure speed against PettingZoo's classic card games",
                            description="Time random legal play in the engine, through ten_env.env() and with "
-                                       "the derived features, each as a ratio to a peer timed in the same run "
-                                       "(RLCard's Leduc core, PettingZoo's leduc_holdem_v4 and "
-                                       "texas_holdem_no_limit_v6, the plain SoloEnv).")
-    bench.add_argument("--seconds", type=_positive_seconds, default=5.0, help="time per measurement (default 5)")
+                                       "the derived features, in decisions a second, each as a ratio to a peer "
+                                       "timed in turns with it in the same run (RLCard's Leduc core, "
+                                       "PettingZoo's leduc_holdem_v4 with texas_holdem_no_limit_v6 beside it, "
+                                       "the plain SoloEnv).")
+    bench.add_argument("--seconds", type=_bench_seconds, default=5.0,
+                       help="time for each row, in turns of up to 0.5 s (default 5; ten rows)")
     bench.set_defaults(run=_bench)
     return parser
 
