@@ -55,6 +55,8 @@ def test_shipped_configs_are_valid(name):
     ({"opponents": {"kind": "jen", "jen_level": False}}, "opponents: jen_level must be a number, got False"),
     ({"rules": {"num_players": True}}, "rules: num_players must be a number, got True"),  # a constrained int
     ({"rules": {"max_bid": True}}, "rules: max_bid must be a number, got True"),
+    ({"train": {"derived_features": 1}}, "train: derived_features must be true or false, got 1"),  # and back
+    ({"rules": {"bust_buy": "no"}}, "rules: bust_buy must be true or false, got 'no'"),
     ({"algorithm": {"net_arch": [64, True]}}, r"algorithm: net_arch must be a list of numbers, got \[64, True\]"),
     ({"rules": {"num_players": [2, True]}, "opponents": {"kind": "selfplay"}},
      r"rules: num_players must be a list of numbers, got \[2, True\]"),

@@ -89,13 +89,18 @@ class _Section(BaseModel):
     @classmethod
     def _numbers_are_not_booleans(cls, data):
         # pydantic would read true as 1 (YAML 1.1 also reads yes and on as true): a slip, not a count,
-        # whether the key takes one number, a constrained one or a list of them
+        # whether the key takes one number, a constrained one or a list of them; and the other way, 1
+        # or "no" for a switch
         if isinstance(data, dict):
             for key, value in data.items():
                 field = cls.model_fields.get(key)
-                if field is None or not _has_bool(value):
+                if field is None:
                     continue
                 types = _leaf_types(field.annotation)
+                if bool in types and types <= {bool, type(None)} and not isinstance(value, (bool, type(None))):
+                    raise ValueError(f"{key} must be true or false, got {value!r}")
+                if not _has_bool(value):
+                    continue
                 if bool not in types and types & {int, float}:
                     what = "a list of numbers" if isinstance(value, list) else "a number"
                     raise ValueError(f"{key} must be {what}, got {value!r}")
