@@ -10,15 +10,24 @@ JEN_LEVELS = range(4, 11)
 MAX_BIDS = range(5, 201)
 PAYMENTS = ("auto", "manual")
 #: How the engine plays a game out, raised whenever the same rules, deck and moves would give
-#: another game. 2: automatic payment at a normal table's final buy spends the cards that score
-#: nothing before coins (RULES.md); nothing else changed, so only such games differ from 1's.
+#: another game. 2: automatic payment at the final buy spends the cards that score nothing before
+#: coins (RULES.md); nothing else changed, so only such games differ from 1's.
 ENGINE_VERSION = 2
 
 
 def plays_as_engine_1(rules: dict) -> bool:
     """Whether a game under ``rules`` (a dict of :class:`Rules` fields) plays out as engine 1
-    played it: any game but a normal table's with automatic payment."""
-    return rules.get("jen_level") is not None or rules.get("payment", "auto") != "auto"
+    played it, step by step: a game with manual payment, at a normal table or against JEN."""
+    return rules.get("payment", "auto") != "auto"
+
+
+def ends_as_engine_1(rules: dict) -> bool:
+    """Whether a game under ``rules`` ends as engine 1 ended it: the same scores, winners and
+    decisions. Besides the games that play out the same (:func:`plays_as_engine_1`), the solitaire
+    game: its final buy may spend a card the best arrangement leaves out, where engine 1 spent
+    coins, but that card scores nothing, a tie goes to JEN whatever the money, and the person's
+    final buy is the game's last decision (JEN never buys)."""
+    return plays_as_engine_1(rules) or rules.get("jen_level") is not None
 
 
 @dataclass(frozen=True)

@@ -424,15 +424,17 @@ def test_a_record_without_its_deck_is_checked_for_shape_only():
 
 
 def test_a_record_of_engine_1_is_read_and_played_again_where_engine_2_plays_the_same():
-    """Version 1 records were played by engine 1, whose automatic payment at a normal table's final
-    buy spent coins first: such a record cannot be played again, and is checked for its shape; any
-    other game (the solitaire game, manual payment) plays out the same, and is played again."""
-    normal = Recorder(Rules(num_players=3), ["ann", "bob", "cy"], seed=2)
-    solo = Recorder(Rules(jen_level=6), ["you", "JEN"], seed=2)
-    for rec in (normal, solo):
+    """Version 1 records were played by engine 1, whose automatic payment at the final buy spent
+    coins first, at a normal table and against JEN alike: such a record cannot be played again, and
+    is checked for its shape; a game with manual payment plays out the same, and is played again."""
+    recorders = [Recorder(Rules(num_players=3), ["ann", "bob", "cy"], seed=2),
+                 Recorder(Rules(jen_level=6), ["you", "JEN"], seed=2),
+                 Recorder(Rules(num_players=3, payment="manual"), ["ann", "bob", "cy"], seed=2),
+                 Recorder(Rules(jen_level=6, payment="manual"), ["you", "JEN"], seed=2)]
+    for rec in recorders:
         while not rec.game.is_over:
             rec.act(rec.game.legal_actions()[-1])
-    for rec, replayed in ((normal, False), (solo, True)):
+    for rec, replayed in zip(recorders, (False, False, True, True)):
         record = json.loads(json.dumps(rec.to_dict()))
         assert record["version"] == 2
         record["version"] = 1
@@ -446,6 +448,64 @@ def test_a_record_of_engine_1_is_read_and_played_again_where_engine_2_plays_the_
     record["version"] = 3
     with pytest.raises(ValueError, match=r"is a game record of version 3; this ten-env reads versions 1, 2$"):
         check_record(record)
+
+
+def test_a_solitaire_record_of_engine_1_whose_final_buy_paid_coins_is_read(monkeypatch):
+    """Engine 1 paid the person's final buy against JEN with coins first; engine 2 spends the card
+    that scores nothing (B3, beside B1). A true version-1 record of that game was refused as edited."""
+    from ten_env import payment
+
+    deck = ["B1", "B3", "G4", "O1", "$1", "G5", "P1"]
+    moves = ["draw", "stop_numbers", "draw", "stop_currency", "pass", "buy_O1"]
+    records = {}
+    for engine in (1, 2):
+        with monkeypatch.context() as patch:
+            if engine == 1:
+                automatic = payment.automatic
+                patch.setattr(payment, "automatic", lambda *args, last=False, **kwargs: automatic(*args, **kwargs))
+            rec = Recorder(Rules(jen_level=4), ["me"], deck=deck)
+            for move in moves:
+                rec.act(move)
+            assert rec.game.is_over
+            records[engine] = json.loads(json.dumps(rec.to_dict()))
+    person = [records[engine]["steps"][-1]["state"]["players"][0] for engine in (1, 2)]
+    assert [(p["coins"], p["cards"]) for p in person] == [(5, ["B1", "B3", "O1", "P1"]), (6, ["B1", "O1", "P1"])]
+    assert [p["score"] for p in person] == [3, 3]  # the card spent scored nothing
+    old = dict(records[1], version=1)
+    check_record(old)
+    with pytest.raises(ValueError, match=r"is not what the record's rules, deck and moves give"):
+        check_record(dict(records[1], version=2))  # as engine 2's, it is not what engine 2 plays
+    check_record(records[2])
+
+
+def test_solitaire_games_end_as_engine_1_ended_them(monkeypatch):
+    """What lets an evaluation's journal begun by engine 1 be finished by engine 2 against JEN (and
+    not at a normal table): the same decisions, scores and winners, game by game."""
+    from ten_env import payment
+    from ten_env.rules import ends_as_engine_1, plays_as_engine_1
+
+    assert ends_as_engine_1({"jen_level": 4}) and not plays_as_engine_1({"jen_level": 4})
+    assert not ends_as_engine_1({"num_players": 3}) and not ends_as_engine_1({"num_players": 3, "payment": "auto"})
+    assert ends_as_engine_1({"num_players": 3, "payment": "manual"}) and plays_as_engine_1({"payment": "manual"})
+
+    def ends(engine: int, rules: Rules, seed: int, agent) -> tuple:
+        with monkeypatch.context() as patch:
+            if engine == 1:
+                automatic = payment.automatic
+                patch.setattr(payment, "automatic", lambda *args, last=False, **kwargs: automatic(*args, **kwargs))
+            game, clock = Game(rules, seed=seed), [[0, 0.0]]
+            agent.reset(seed)
+            play_game(game, [agent], clock)
+            return clock[0][0], game.scores(), game.winners(), game.coins[0], game.history
+
+    coins_differ = 0
+    for seed in range(60):
+        for agent in (HeuristicAgent(), RandomAgent()):
+            rules = Rules(jen_level=4 + seed % 7)
+            first, second = ends(1, rules, seed, agent), ends(2, rules, seed, agent)
+            assert first[:3] == second[:3] and first[4] == second[4], (seed, agent.name)
+            coins_differ += first[3] != second[3]
+    assert coins_differ > 0  # the final buy did pay otherwise in some of them
 
 
 def test_a_record_of_a_stacked_deck_and_a_policy_replays():

@@ -34,7 +34,7 @@ from typing import Callable, NamedTuple
 from agents import Results
 from agents.policy import PRETRAINED_DIR
 from agents.registry import network_of
-from ten_env.rules import ENGINE_VERSION, plays_as_engine_1
+from ten_env.rules import ENGINE_VERSION, ends_as_engine_1
 
 from .options import is_whole
 from .runner import Chunk
@@ -158,11 +158,11 @@ def identity(plan: dict) -> dict:
 
 def with_rules_and_files(fields: dict, plan: dict) -> dict:
     """``fields`` and the rules of ``plan``'s matchups (but the JEN level) and the digests of its files;
-    for games that the engine's version decides otherwise (:func:`ten_env.rules.plays_as_engine_1`),
+    for games whose results the engine's version decides otherwise (:func:`ten_env.rules.ends_as_engine_1`),
     the engine's version too, so that a run begun by another is not finished by this one."""
     rules = plan["matchups"][0][1]
     fields = {**fields, **{key: value for key, value in rules.items() if key != "jen_level"}, "files": plan["files"]}
-    if not plays_as_engine_1(rules):
+    if not ends_as_engine_1(rules):
         fields["engine"] = ENGINE_VERSION
     return _plain(fields)
 
