@@ -418,8 +418,8 @@ def test_resume_continues_the_step_count(tmp_path):
     # the folder's config says the budget the run was last given, not its first part's
     assert yaml.safe_load((out / "config.yaml").read_text())["train"]["total_steps"] == 512
     # a budget below the steps done is refused, and the folder's config keeps the run's (it was rewritten)
-    with pytest.raises(ValueError, match=r"^--resume: train.total_steps 256 is below the 512 steps this run has "
-                                         r"already trained; it may stay or be raised$"):
+    with pytest.raises(ValueError, match=r"^--resume: train.total_steps 256 is below what this run has trained "
+                                         r"\(512 steps\); it may stay at 512 or be raised$"):
         _run("quick", out, ["train.total_steps=256"], resume=True)
     assert yaml.safe_load((out / "config.yaml").read_text())["train"]["total_steps"] == 512
     # the card says how long it trained, both parts added up, and on what

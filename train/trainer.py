@@ -330,9 +330,12 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
         checkpoint = out_dir / "checkpoints" / state["checkpoint"]
         if not checkpoint.exists():  # a file (SB3) or a folder (RLlib)
             raise ValueError(f"--resume: the checkpoint {str(checkpoint)!r} named in {STATE} is missing")
-        if config.train.total_steps < state["timesteps"]:
-            raise ValueError(f"--resume: train.total_steps {config.train.total_steps:,} is below the "
-                             f"{state['timesteps']:,} steps this run has already trained; it may stay or be raised")
+        done, given = state["timesteps"], config.train.total_steps
+        budget = (_saved_config(saved).get("train") or {}).get("total_steps")
+        if given < (min(done, budget) if is_whole(budget) else done):  # RLlib may pass its budget by a few steps
+            raise ValueError(f"--resume: train.total_steps {given:,} is below what this run has trained ({done:,} "
+                             f"steps); it may stay" + (f" at {budget:,}" if is_whole(budget) else "")
+                             + " or be raised")
         return state
     if out_dir.exists() and any(out_dir.iterdir()):
         if overwrite and is_run:
