@@ -109,6 +109,28 @@ def test_jen_currency_bust(bust_buy):
     assert jen_moves(game) == ["draw"] * 4
 
 
+def test_jen_busts_on_currency_with_the_last_card():
+    """Her token and her numbers are hers as on any currency bust; the final buys follow, the
+    person's first (left of JEN), then hers, which she passes."""
+    game = new_game(["O1", "$1", "G2", "$5", "$4", "$3"], level=10)
+    play(game, "draw", "stop_currency")  # the person: 6 coins, O1 to the market; JEN busts on $3, the last card
+    assert jen(game) == {"coins": 5, "bust_tokens": 1, "cards": ["G2"], "score": 1}
+    assert (game.snapshot()["phase"], game.current_player) == ("final_buy", 0)
+    game.act("buy_O1")
+    assert game.is_over and person(game) == {"coins": 5, "bust_tokens": 0, "cards": ["O1"], "score": 1}
+    assert game.history[-1] == (1, game.action_id("pass"), True)
+
+
+def test_the_person_may_take_the_numbers_with_a_net_total_below_zero():
+    """B1 and $5 make -4: the person takes B1, and JEN gains the $5, as the numbers' taker pays."""
+    game = new_game(["B1", "$5", "G4", "G5", "B2"], level=4)
+    game.act("draw")
+    assert "stop_numbers" in legal(game)
+    game.act("stop_numbers")
+    assert person(game)["cards"] == ["B1"] and jen(game)["coins"] == 10
+    assert game.snapshot()["discard"] == ["$5"]
+
+
 def test_person_busting_variant_still_applies_in_solitaire():
     """The person may still take the busting variant's buy in a solitaire game."""
     game = new_game(["O9", "O5", "B1", "B2"], level=10, bust_buy=True)

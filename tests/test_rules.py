@@ -438,6 +438,14 @@ def test_bid_limit_counts_cards_and_tokens():
     assert bids(game) == list(range(1, 8))  # 5 coins + 2 cards
 
 
+def test_the_lowest_bid_is_one_at_a_normal_table():
+    game = new_game(["B3", "W5", "G1", "G2"])
+    game.act("draw")  # W5: seat 1 bids first
+    assert legal(game)[:2] == ["pass", "bid_1"]
+    with pytest.raises(ValueError, match=r"^unknown action 'bid_0'"):
+        game.act("bid_0")
+
+
 def test_bids_capped_at_max_bid():
     """Bids stop at Rules.max_bid even for a richer bidder, and JEN's bids obey the same cap."""
     game = new_game(["$3", "W2", "G1", "G2"], max_bid=5)
@@ -494,6 +502,28 @@ def test_final_buy_order():
     snap = game.snapshot()
     assert [p["cards"] for p in snap["players"]] == [["O1", "P1"], ["B1", "B2", "P2"], ["G1"]]
     assert snap["market"] == ["G2", "O2"]
+
+
+@pytest.mark.parametrize("num_players", [4, 5])
+def test_final_buy_order_and_payment_at_larger_tables(num_players):
+    """At 4 and 5 seats too: the last card's taker finishes the turn, then every seat has a final buy,
+    from the taker's left round to the taker."""
+    deck = []
+    for colour, low in list(zip("BGOPB", (1, 1, 1, 1, 3)))[:num_players]:
+        deck += [f"{colour}{low}", f"{colour}{low + 1}", "$1"]  # each seat: two cards to the market, 1 coin
+    game = new_game(deck + ["G7", "O8"], num_players=num_players)
+    for _ in range(num_players):
+        play(game, "draw", "draw", "stop_currency")
+    play(game, "stop_numbers", "pass")  # seat 0 takes G7; seat 1 reveals O8, the last card, and takes it
+    order, bought = [], []
+    while not game.is_over:
+        seat = game.current_player
+        order.append((game.snapshot()["phase"], seat))
+        buy = next((name for name in legal(game) if name.startswith("buy_")), "pass")
+        game.act(buy)
+        bought.append(buy == "pass" or buy[4:] in player(game, seat)["cards"])
+    later = [*range(2, num_players), 0, 1]
+    assert order == [("buy", 1)] + [("final_buy", seat) for seat in later] and all(bought)
 
 
 def test_bust_on_last_card_then_final_buys():

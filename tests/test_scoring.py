@@ -382,6 +382,7 @@ def test_colours_score_separately():
 
 
 def test_lone_wildcards_score_a_run_of_one():
+    assert score(["G2"]) == 1  # as a lone number card does
     assert score(["W#"]) == 1
     assert score(["B#"]) == 1
     assert score(["W7"]) == 1
