@@ -22,8 +22,8 @@ def plays_as_engine_1(rules: dict) -> bool:
 
 
 def ends_as_engine_1(rules: dict) -> bool:
-    """Whether a game under ``rules`` ends as engine 1 ended it: the same scores, winners and
-    decisions. Besides the games that play out the same (:func:`plays_as_engine_1`), the solitaire
+    """Whether a game under ``rules`` ends as engine 1 ended it, given the same moves: the same
+    scores, winners and decisions (an agent whose code changed may move otherwise). Besides the games that play out the same (:func:`plays_as_engine_1`), the solitaire
     game: its final buy may spend a card the best arrangement leaves out, where engine 1 spent
     coins, but that card scores nothing, a tie goes to JEN whatever the money, and the person's
     final buy is the game's last decision (JEN never buys)."""

@@ -247,11 +247,11 @@ def test_bench_table_has_no_library_warnings_even_at_the_shortest_time():
              "ten_v0, solitaire": "leduc_holdem_v4", "texas_holdem_no_limit_v6": "leduc_holdem_v4",
              "DerivedFeatures(SoloEnv)": "SoloEnv"}
     for label, figures in rows.items():
-        pattern = r" +[\d,]+ decisions/s +[\d,.]+ games/s" + (rf"  +\d+\.\d\dx {re.escape(peers[label])}"
-                                                                if label in peers else "")
+        pattern = r" +[\d,]+ decisions/s +[\d,.]+ games/s" + (
+            rf"  +\d+\.\d\dx {re.escape(peers[label])} \(turns \d+\.\d\d-\d+\.\d\d\)" if label in peers else "")
         assert re.fullmatch(pattern, figures), (label, figures)
         assert float(figures.split()[0].replace(",", "")) > 0
-    assert all(line.startswith(("1e-09 s a row", "engine:", "environment:", "derived features:", "  "))
+    assert all(line.startswith(("1e-09 s a row, in turns of up to 0.5 s", "engine:", "environment:", "derived features:", "  "))
                for line in lines), run.stdout
 
 
@@ -261,7 +261,7 @@ def test_bench_times_its_rows_in_turns_each_reversed(monkeypatch):
     from train import bench
 
     calls, clock = [], [0.0]
-    monkeypatch.setattr(bench.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(bench, "clock", lambda: clock[0])
 
     def player(label, seconds_a_game, decisions):
         def play():
@@ -279,12 +279,18 @@ def test_bench_times_its_rows_in_turns_each_reversed(monkeypatch):
     assert (a.games, a.decisions, b.games, b.decisions, peer.games, peer.decisions) == (16, 160, 4, 12, 8, 32)
     assert (a.rate, b.rate, peer.rate) == (80, 6, 16)
     assert a.ratio(peer) == (5, 5, 5) and b.ratio(peer) == (0.375, 0.375, 0.375)
+    # an even number of turns, none longer than a turn: 1.5 s a row is four of 0.375 s (round() made three of 0.5)
+    short = bench.Row("short", player("short", 0.125, 1))
+    bench.measure([short], seconds=1.5, turn=0.5)
+    assert len(short.turns) == 4 and short.games == 4 * 3 and short.seconds == 1.5
     uneven = bench.Row("uneven", play=None, seconds=3, decisions=30, turns=[5, 15])
     steady = bench.Row("steady", play=None, seconds=3, decisions=15, turns=[5, 5])
     assert uneven.ratio(steady) == (2, 1, 3)
 
 
-def test_bench_counts_decisions_not_the_steps_of_finished_players_and_deals_anew_each_game():
+def test_bench_counts_decisions_not_the_steps_of_finished_players_and_seeds_only_its_first_reset():
+    """A seeded reset of PettingZoo's RLCard games builds the whole env again: the peer paid for it
+    at every game. The env's own generator deals the games after the first."""
     from pettingzoo.classic import leduc_holdem_v4
 
     from train import bench
@@ -303,7 +309,7 @@ def test_bench_counts_decisions_not_the_steps_of_finished_players_and_deals_anew
     close()
     assert sum(counts) == len([action for action in chosen if action is not None])
     assert chosen.count(None) == 2 * 20  # both players leave each hand: no decisions
-    assert seeds == list(range(20))
+    assert seeds == [0] + [None] * 19
 
 
 @pytest.mark.parametrize("command", [["demo", "--seed", "2"],

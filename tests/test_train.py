@@ -121,6 +121,14 @@ def test_overrides_and_files(tmp_path):
     (tmp_path / "twice.yaml").write_text("train:\n  seed: 1\n  seed: 2\n")
     with pytest.raises(ValueError, match=r"the key 'seed' is given twice in \".*twice.yaml\", line 3, column 3$"):
         load_config(tmp_path / "twice.yaml")
+    # merge keys are YAML's own, not keys given twice (a key beside them overrides the merged one)
+    merged = tmp_path / "merged.yaml"
+    merged.write_text("train:\n  <<: [{total_steps: 777, seed: 4}, {n_envs: 2}]\n  seed: 3\n")
+    assert (load_config(merged).train.total_steps, load_config(merged).train.seed, load_config(merged).train.n_envs) \
+        == (777, 3, 2)
+    with pytest.raises(ValueError, match=r"^--set 'train=\{seed: 1, seed: 2\}': the value is not valid YAML "
+                                         r"\(the key 'seed' is given twice\)"):
+        load_config(CONFIGS / "quick.yaml", ["train={seed: 1, seed: 2}"])
     (tmp_path / "false.yaml").write_text("false\n")  # not an empty file: not the default config
     with pytest.raises(ValueError, match="^a config must be a YAML mapping of sections"):
         load_config(tmp_path / "false.yaml")
@@ -419,7 +427,7 @@ def test_resume_continues_the_step_count(tmp_path):
     assert yaml.safe_load((out / "config.yaml").read_text())["train"]["total_steps"] == 512
     # a budget below the steps done is refused, and the folder's config keeps the run's (it was rewritten)
     with pytest.raises(ValueError, match=r"^--resume: train.total_steps 256 is below what this run has trained "
-                                         r"\(512 steps\); it may stay at 512 or be raised$"):
+                                         r"\(512 steps\): give at least 512$"):
         _run("quick", out, ["train.total_steps=256"], resume=True)
     assert yaml.safe_load((out / "config.yaml").read_text())["train"]["total_steps"] == 512
     # the card says how long it trained, both parts added up, and on what

@@ -417,7 +417,8 @@ def test_the_server_answers_only_its_own_host_names(web_game):
 
 
 @pytest.mark.parametrize("method, path, allow", [("GET", "/act", "POST"), ("PUT", "/act", "POST"),
-                                                 ("HEAD", "/act", "POST"), ("DELETE", "/", "GET, HEAD"),
+                                                 ("HEAD", "/act", "POST"), ("GET", "/act?x=1", "POST"),
+                                                 ("DELETE", "/", "GET, HEAD"),
                                                  ("PATCH", "/record", "GET, HEAD"), ("OPTIONS", "/", "GET, HEAD"),
                                                  ("TRACE", "/", "GET, HEAD")])
 def test_a_method_the_game_does_not_take_is_a_405_in_json(web_game, method, path, allow):

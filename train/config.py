@@ -489,7 +489,7 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
                 raise ValueError(f"--set {item!r}: {part!r} is not a section")
             node = child
         try:
-            node[parts[-1]] = yaml.safe_load(raw)
+            node[parts[-1]] = yaml.load(raw, Loader=_UniqueKeyLoader)
         except yaml.YAMLError as exc:
             problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
             raise ValueError(f"--set {item!r}: the value is not valid YAML ({problem}); a text value may need "
@@ -508,6 +508,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         seen = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *defaults": merged by the base class
+                continue
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, Hashable) and key in seen:
                 raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} is given twice",

@@ -304,7 +304,8 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
     if resume:
         if not saved.is_file():
             raise ValueError(f"--resume: {str(out_dir)!r} holds no run to resume (no config.yaml)")
-        differs = _config_differences(_saved_config(saved), config.to_dict())
+        saved_config = _saved_config(saved)
+        differs = _config_differences(saved_config, config.to_dict())
         if differs:
             raise ValueError(
                 f"--resume: {str(out_dir)!r} holds a run with a different config (differs in: "
@@ -331,11 +332,11 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
         if not checkpoint.exists():  # a file (SB3) or a folder (RLlib)
             raise ValueError(f"--resume: the checkpoint {str(checkpoint)!r} named in {STATE} is missing")
         done, given = state["timesteps"], config.train.total_steps
-        budget = (_saved_config(saved).get("train") or {}).get("total_steps")
-        if given < (min(done, budget) if is_whole(budget) else done):  # RLlib may pass its budget by a few steps
-            raise ValueError(f"--resume: train.total_steps {given:,} is below what this run has trained ({done:,} "
-                             f"steps); it may stay" + (f" at {budget:,}" if is_whole(budget) else "")
-                             + " or be raised")
+        budget = (saved_config.get("train") or {}).get("total_steps")
+        floor = min(done, budget) if is_whole(budget) else done  # RLlib may pass its budget by a few steps
+        if given < floor:
+            raise ValueError(f"--resume: train.total_steps {given:,} is below what this run has trained "
+                             f"({done:,} steps): give at least {floor:,}")
         return state
     if out_dir.exists() and any(out_dir.iterdir()):
         if overwrite and is_run:

@@ -172,7 +172,8 @@ def make_server(port: int) -> ThreadingHTTPServer:
         def _not_allowed(self):
             """405, in JSON like every other refusal (http.server's own answer is a 501 page)."""
             self._json(405, {"error": f"{self.command} {self.path}: read the game with GET / or GET /record, "
-                                      f"and POST a move to /act"}, allow="POST" if self.path == "/act" else "GET, HEAD")
+                                      f"and POST a move to /act"},
+                       allow="POST" if self.path.partition("?")[0] == "/act" else "GET, HEAD")
 
         do_HEAD = do_GET  # the same answer's headers (_send leaves out the body), as HTTP asks of a server
         do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _not_allowed
