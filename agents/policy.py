@@ -53,9 +53,9 @@ class PolicyAgent(Agent):
         try:
             import sb3_contrib  # noqa: F401
         except ImportError:
-            raise ValueError(
-                "loading a model needs the training extra: pip install -e '.[train]'"
-            ) from None
+            from ten_env.extras import install_hint
+
+            raise ValueError(f"loading a model needs the training extra: {install_hint('train')}") from None
         from . import safe_load
 
         try:

@@ -1,6 +1,6 @@
 """TEN as a Ray RLlib ``MultiAgentEnv``: :class:`TenMultiAgentEnv`.
 
-Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); ``import ten_env``
+Needs the ``rllib`` extra (:func:`ten_env.extras.install_hint`); ``import ten_env``
 never imports Ray, only ``import ten_env.rllib`` does::
 
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -65,13 +65,14 @@ from gymnasium import spaces
 from . import observation as O
 from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed, check_start,
                   draw_start, final_rewards, spaces_for, with_jen_level)
+from .extras import install_hint
 from .game import Game, stacked_deck
 from .render import render
 from .rules import Rules
 
 #: How to install Ray RLlib: the one hint every "needs Ray RLlib" error of the project gives
 #: (the error below carries it as ``.install``).
-INSTALL = "pip install torch==2.13.0 -e '.[rllib]' (the CPU torch first, then the rllib extra)"
+INSTALL = install_hint("rllib")
 
 try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv

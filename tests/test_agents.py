@@ -93,8 +93,16 @@ def test_a_training_runs_folder_is_refused_naming_its_model_file(tmp_path):
         make_agent(str(tmp_path))
 
 
-def test_policy_agent_errors(tmp_path):
+def test_policy_agent_errors(tmp_path, monkeypatch):
+    import sys
+
     from agents import PolicyAgent
+
+    with monkeypatch.context() as patch:  # installed without the training extra: said how to add it
+        patch.setitem(sys.modules, "sb3_contrib", None)
+        with pytest.raises(ValueError, match=r"^loading a model needs the training extra: pip install "
+                                             r"'ten-env\[train\]' \(in a clone: pip install -e '\.\[train\]'; "):
+            PolicyAgent(PRETRAINED_DIR / "ppo-jen.zip")
 
     with pytest.raises(ValueError, match="does not exist"):
         PolicyAgent(tmp_path / "nope.zip")

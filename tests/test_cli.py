@@ -342,7 +342,8 @@ def test_a_command_without_the_training_extra_says_so_before_any_work(monkeypatc
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.err == f"ten: error: {command} needs the training extra (no module {module!r}): " \
-                           f"pip install -e '.[train]'\n"
+                           f"pip install 'ten-env[train]' (in a clone: pip install -e '.[train]'; without a GPU, " \
+                           f"a CPU build of torch first (README, Set-up))\n"
     assert captured.out == "" and list(tmp_path.iterdir()) == []  # nothing played, printed or written
 
 
@@ -356,7 +357,8 @@ def test_a_missing_module_of_the_training_extra_is_one_line_wherever_it_is_found
 
     assert run_command("ten", needs("yaml"), None) == 2
     assert capsys.readouterr().err == ("ten: error: this needs the training extra (no module 'yaml'): "
-                                       "pip install -e '.[train]'\n")
+                                       "pip install 'ten-env[train]' (in a clone: pip install -e '.[train]'; "
+                                       "without a GPU, a CPU build of torch first (README, Set-up))\n")
     with pytest.raises(ModuleNotFoundError):  # not ours to explain: a real fault, with its traceback
         run_command("ten", needs("not_an_extra"), None)
 

@@ -155,7 +155,8 @@ def test_ten_env_never_imports_ray_and_a_missing_ray_is_one_line(tmp_path):
             f"for load in (_import_rllib, lambda: RLlibPolicyAgent({str(tmp_path)!r}, trust=True)):\n"
             "    try:\n        load()\n    except ValueError as e:\n        print(e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    hint = "Ray RLlib: pip install torch==2.13.0 -e '.[rllib]' (the CPU torch first, then the rllib extra)"
+    hint = ("Ray RLlib: pip install 'ten-env[rllib]' (in a clone: pip install -e '.[rllib]'; without a GPU, a CPU "
+            "build of torch first (README, Set-up))")
     assert out.strip().splitlines() == [
         f"ten_env.rllib needs {hint}",
         f"backend: rllib needs Ray RLlib, which is not installed: {hint.removeprefix('Ray RLlib: ')}",

@@ -90,6 +90,13 @@ def test_bad_configs_name_the_key(data, message):
         validate(data)
 
 
+def test_a_shipped_config_named_outside_the_repository_says_where_configs_are(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"^config file 'configs/quick.yaml' does not exist here: the configs/ folder "
+                                         r"comes with the repository, so run ten train from its root$"):
+        load_config("configs/quick.yaml")
+
+
 def test_overrides_and_files(tmp_path):
     config = load_config(CONFIGS / "quick.yaml", ["train.total_steps=1234", "opponents.jen_level=6"])
     assert config.train.total_steps == 1234 and config.opponents.jen_level == 6
@@ -98,8 +105,9 @@ def test_overrides_and_files(tmp_path):
     for key in ("train..seed", "train.", ".seed"):
         with pytest.raises(ValueError, match=rf"^--set '{key}=1': '{key}' has an empty part: write section.key"):
             load_config(CONFIGS / "quick.yaml", [f"{key}=1"])
-    with pytest.raises(ValueError, match="does not exist"):
+    with pytest.raises(ValueError, match="does not exist$"):
         load_config(tmp_path / "missing.yaml")
+
     bad = tmp_path / "bad.yaml"
     bad.write_text("train: [unclosed")
     with pytest.raises(ValueError, match="not valid YAML"):

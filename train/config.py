@@ -526,7 +526,10 @@ def read_yaml(path: str | Path, what: str):
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder: give a YAML file such as configs/quick.yaml")
     if not path.is_file():
-        raise ValueError(f"{what} {str(path)!r} does not exist")
+        shipped = not path.is_absolute() and path.parts[:1] == ("configs",)  # as the README names them
+        raise ValueError(f"{what} {str(path)!r} does not exist" + (
+            " here: the configs/ folder comes with the repository, so run ten train from its root" if shipped
+            else ""))
     try:
         with path.open(encoding="utf-8") as stream:  # opened, so that an error names the file, not a string
             data = yaml.load(stream, Loader=_UniqueKeyLoader)

@@ -23,6 +23,7 @@ from pathlib import Path
 from agents.registry import NAMES_HELP, action_count, network_of
 from ten_env import Rules
 from ten_env.actions import max_bid_for, num_actions
+from ten_env.extras import install_hint
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PAYMENTS, PLAYER_COUNTS
 
 from .runner import interrupted_once
@@ -357,7 +358,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
 # without them, so a command that needs one says so in one line instead of failing mid-way.
 TRAINING_EXTRA = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "rich", "yaml",
                   "pydantic", "scipy", "matplotlib")
-INSTALL_TRAINING_EXTRA = "pip install -e '.[train]'"
+INSTALL_TRAINING_EXTRA = install_hint("train")
 
 
 def need_training_extra(command: str, *modules: str) -> None:
