@@ -31,10 +31,11 @@ TINY = [
 
 
 @pytest.mark.parametrize("name", ["quick", "jen_ladder", "jen8_finetune", "jen9_finetune", "selfplay_2p", "selfplay_4p",
-                                  "selfplay_mixed"])
+                                  "selfplay_mixed", "rllib_jen", "rllib_selfplay_4p"])
 def test_shipped_configs_are_valid(name):
-    config = load_config(CONFIGS / f"{name}.yaml")
-    assert config.train.total_steps > 0
+    unused = []
+    config = load_config(CONFIGS / f"{name}.yaml", [], unused)
+    assert config.train.total_steps > 0 and unused == []  # and every key they set is read
 
 
 @pytest.mark.parametrize("data, message", [
@@ -88,6 +89,25 @@ def test_shipped_configs_are_valid(name):
 def test_bad_configs_name_the_key(data, message):
     with pytest.raises(ValueError, match=message):
         validate(data)
+
+
+@pytest.mark.parametrize("name, setting, note", [
+    ("quick", "evaluation.opponents=[random]", "evaluation.opponents is not used against JEN"),
+    ("selfplay_2p", "evaluation.final_levels=4-5", "evaluation.final_levels is for runs against JEN; this one "
+                                                   "(opponents.kind selfplay)"),
+    ("rllib_jen", "train.vec_env=subproc", "train.vec_env is for backend sb3"),
+])
+def test_a_key_the_run_never_reads_is_named_in_a_warning(tmp_path, capsys, name, setting, note):
+    unused = []
+    load_config(CONFIGS / f"{name}.yaml", [setting], unused)
+    assert len(unused) == 1 and unused[0].startswith(note)
+    if name == "rllib_jen":  # ten train would import Ray before its first refusal: the line is the same
+        return
+    (tmp_path / "file").write_text("")
+    assert main(["train", str(CONFIGS / f"{name}.yaml"), "--set", setting, "--set", f"output.dir={tmp_path / 'file'}",
+                 "--no-progress"]) == 2
+    warning, error = capsys.readouterr().err.splitlines()
+    assert warning == f"ten: warning: {unused[0]}" and error.startswith("ten: error: output.dir")
 
 
 def test_a_shipped_config_named_outside_the_repository_says_where_configs_are(tmp_path, monkeypatch):

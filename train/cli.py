@@ -124,7 +124,10 @@ def _view(args) -> int:
 def _train(args) -> int:
     from .config import load_config
 
-    config = load_config(args.config, args.set or [])
+    unused = []
+    config = load_config(args.config, args.set or [], unused)
+    for note in unused:
+        print(f"ten: warning: {note}", file=sys.stderr)
     from .trainer import train
 
     path = train(config, resume=args.resume, overwrite=args.overwrite, progress=not args.no_progress,

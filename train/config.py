@@ -497,8 +497,32 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
     return data
 
 
-def load_config(path: str | Path, overrides: list[str] = ()) -> Config:
-    return validate(apply_overrides(read_yaml(path, "config file"), list(overrides)))
+def load_config(path: str | Path, overrides: list[str] = (), unused: list | None = None) -> Config:
+    """The config of the file at ``path`` with ``overrides`` (``--set``); ``unused``, a list, gets
+    :func:`unused_keys`' notes."""
+    data = apply_overrides(read_yaml(path, "config file"), list(overrides))
+    config = validate(data)
+    if unused is not None:
+        unused += unused_keys(config, data)
+    return config
+
+
+def unused_keys(config: Config, given: dict) -> list[str]:
+    """A note for each key ``given`` (the config as written, overrides applied) that the run it
+    describes never reads, so that a setting meant for another kind of run is not lost in silence."""
+    def given_in(section: str, key: str) -> bool:
+        part = given.get(section)
+        return isinstance(part, dict) and key in part
+
+    notes = []
+    if config.opponents.kind == "jen" and given_in("evaluation", "opponents"):
+        notes.append("evaluation.opponents is not used against JEN (opponents.kind jen): the evaluations play JEN")
+    if config.opponents.kind != "jen" and given_in("evaluation", "final_levels"):
+        notes.append(f"evaluation.final_levels is for runs against JEN; this one (opponents.kind "
+                     f"{config.opponents.kind}) is evaluated against evaluation.opponents")
+    if config.backend == "rllib" and given_in("train", "vec_env"):  # (a ray section under sb3 is refused)
+        notes.append("train.vec_env is for backend sb3; with backend rllib, RLlib's env runners run the envs")
+    return notes
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
