@@ -1,5 +1,6 @@
-"""How to install an optional part of ten-env (an extra of ``pyproject.toml``): the one hint
-every "needs ..." error of the project gives, for an installed package and for a clone."""
+"""How to install an optional part of ten-env (an extra of ``pyproject.toml``): the hint the
+"needs the training extra" and "needs Ray RLlib" errors give, for an installed package and for a
+clone. (``ten bench`` names its peers' own package, ``pettingzoo[classic]``.)"""
 
 from __future__ import annotations
 

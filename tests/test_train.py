@@ -91,16 +91,27 @@ def test_bad_configs_name_the_key(data, message):
         validate(data)
 
 
-@pytest.mark.parametrize("name, setting, note", [
-    ("quick", "evaluation.opponents=[random]", "evaluation.opponents is not used against JEN"),
-    ("selfplay_2p", "evaluation.final_levels=4-5", "evaluation.final_levels is for runs against JEN; this one "
-                                                   "(opponents.kind selfplay)"),
-    ("rllib_jen", "train.vec_env=subproc", "train.vec_env is for backend sb3"),
+@pytest.mark.parametrize("name, setting, quiet, note", [
+    ("quick", "evaluation.opponents=[random]", ["evaluation.opponents=[heuristic]"],
+     "evaluation.opponents is not used against JEN"),
+    ("selfplay_2p", "evaluation.final_levels=4-5", ["evaluation.final_levels=4-10", "evaluation.final_levels="],
+     "evaluation.final_levels is for runs against JEN; this one (opponents.kind selfplay)"),
+    ("rllib_jen", "train.vec_env=subproc", ["train.vec_env=dummy"], "train.vec_env is for backend sb3"),
 ])
-def test_a_key_the_run_never_reads_is_named_in_a_warning(tmp_path, capsys, name, setting, note):
+def test_a_key_the_run_never_reads_is_named_in_a_warning(tmp_path, capsys, name, setting, quiet, note):
     unused = []
     load_config(CONFIGS / f"{name}.yaml", [setting], unused)
     assert len(unused) == 1 and unused[0].startswith(note)
+    # not at its default or empty, nor in a run's own config.yaml, which writes out every default
+    for item in quiet:
+        heard = []
+        load_config(CONFIGS / f"{name}.yaml", [item], heard)
+        assert heard == [], item
+    saved = tmp_path / "config.yaml"
+    saved.write_text(yaml.safe_dump(load_config(CONFIGS / f"{name}.yaml").to_dict()))
+    heard = []
+    load_config(saved, [], heard)
+    assert heard == []
     if name == "rllib_jen":  # ten train would import Ray before its first refusal: the line is the same
         return
     (tmp_path / "file").write_text("")
@@ -115,6 +126,9 @@ def test_a_shipped_config_named_outside_the_repository_says_where_configs_are(tm
     with pytest.raises(ValueError, match=r"^config file 'configs/quick.yaml' does not exist here: the configs/ folder "
                                          r"comes with the repository, so run ten train from its root$"):
         load_config("configs/quick.yaml")
+    monkeypatch.chdir(CONFIGS.parent)  # at the root, a typo is only a typo
+    with pytest.raises(ValueError, match=r"^config file 'configs/quik.yaml' does not exist$"):
+        load_config("configs/quik.yaml")
 
 
 def test_overrides_and_files(tmp_path):

@@ -58,8 +58,9 @@ ray:              # backend rllib only
   num_cpus_per_env_runner: 1
 ```
 
-``load_config(path, overrides)`` reads a file, applies ``--set key=value``
-overrides (dotted keys, YAML values) and returns a validated :class:`Config`;
+``load_config(path, overrides, unused)`` reads a file, applies ``--set key=value``
+overrides (dotted keys, YAML values) and returns a validated :class:`Config`
+(adding to the list ``unused``, if given, a note on each key the run never reads);
 every problem is reported as one ``ValueError``, naming each key that is wrong
 (problems of single keys all at once, separated by ``;``; a conflict between
 keys, the first found) and what is allowed. A section left empty is a section of
@@ -508,11 +509,15 @@ def load_config(path: str | Path, overrides: list[str] = (), unused: list | None
 
 
 def unused_keys(config: Config, given: dict) -> list[str]:
-    """A note for each key ``given`` (the config as written, overrides applied) that the run it
-    describes never reads, so that a setting meant for another kind of run is not lost in silence."""
+    """A note for each key ``given`` (the config as written, overrides applied) and set to other
+    than its default (or nothing) that the run it describes never reads, so that a setting meant
+    for another kind of run is not lost in silence. A run's own ``config.yaml``, which writes
+    out every default, gives none."""
     def given_in(section: str, key: str) -> bool:
-        part = given.get(section)
-        return isinstance(part, dict) and key in part
+        part, model = given.get(section), getattr(config, section)
+        value = getattr(model, key)
+        return isinstance(part, dict) and key in part and value != type(model).model_fields[key].default \
+            and value not in ("", None)
 
     notes = []
     if config.opponents.kind == "jen" and given_in("evaluation", "opponents"):
@@ -550,7 +555,8 @@ def read_yaml(path: str | Path, what: str):
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder: give a YAML file such as configs/quick.yaml")
     if not path.is_file():
-        shipped = not path.is_absolute() and path.parts[:1] == ("configs",)  # as the README names them
+        # named as the README names them, away from the repository's root
+        shipped = not path.is_absolute() and path.parts[:1] == ("configs",) and not Path("configs").is_dir()
         raise ValueError(f"{what} {str(path)!r} does not exist" + (
             " here: the configs/ folder comes with the repository, so run ten train from its root" if shipped
             else ""))
