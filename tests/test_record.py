@@ -450,19 +450,24 @@ def test_a_record_of_engine_1_is_read_and_played_again_where_engine_2_plays_the_
         check_record(record)
 
 
+def _pay_as_engine_1(patch) -> None:
+    """Automatic payment as engine 1 made it: coins first at the final buy too."""
+    from ten_env import payment
+
+    automatic = payment.automatic
+    patch.setattr(payment, "automatic", lambda *args, last=False, **kwargs: automatic(*args, **kwargs))
+
+
 def test_a_solitaire_record_of_engine_1_whose_final_buy_paid_coins_is_read(monkeypatch):
     """Engine 1 paid the person's final buy against JEN with coins first; engine 2 spends the card
     that scores nothing (B3, beside B1). A true version-1 record of that game was refused as edited."""
-    from ten_env import payment
-
     deck = ["B1", "B3", "G4", "O1", "$1", "G5", "P1"]
     moves = ["draw", "stop_numbers", "draw", "stop_currency", "pass", "buy_O1"]
     records = {}
     for engine in (1, 2):
         with monkeypatch.context() as patch:
             if engine == 1:
-                automatic = payment.automatic
-                patch.setattr(payment, "automatic", lambda *args, last=False, **kwargs: automatic(*args, **kwargs))
+                _pay_as_engine_1(patch)
             rec = Recorder(Rules(jen_level=4), ["me"], deck=deck)
             for move in moves:
                 rec.act(move)
@@ -481,7 +486,6 @@ def test_a_solitaire_record_of_engine_1_whose_final_buy_paid_coins_is_read(monke
 def test_solitaire_games_end_as_engine_1_ended_them(monkeypatch):
     """What lets an evaluation's journal begun by engine 1 be finished by engine 2 against JEN (and
     not at a normal table): the same decisions, scores and winners, game by game."""
-    from ten_env import payment
     from ten_env.rules import ends_as_engine_1, plays_as_engine_1
 
     assert ends_as_engine_1({"jen_level": 4}) and not plays_as_engine_1({"jen_level": 4})
@@ -491,8 +495,7 @@ def test_solitaire_games_end_as_engine_1_ended_them(monkeypatch):
     def ends(engine: int, rules: Rules, seed: int, agent) -> tuple:
         with monkeypatch.context() as patch:
             if engine == 1:
-                automatic = payment.automatic
-                patch.setattr(payment, "automatic", lambda *args, last=False, **kwargs: automatic(*args, **kwargs))
+                _pay_as_engine_1(patch)
             game, clock = Game(rules, seed=seed), [[0, 0.0]]
             agent.reset(seed)
             play_game(game, [agent], clock)

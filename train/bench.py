@@ -132,6 +132,11 @@ def leduc_core() -> Callable[[], int] | None:
     return play
 
 
+def _first_seeded():
+    """The seeds of an env's resets: 0, then none, so that the env's own generator deals on."""
+    return itertools.chain([0], itertools.repeat(None))
+
+
 def aec(make_env, quiet: bool = False) -> tuple[Callable[[], int], Callable[[], None]]:
     """One episode of random legal play a call through a PettingZoo AEC env, reading the
     observation and the mask at every decision; and the env's ``close``.
@@ -143,11 +148,10 @@ def aec(make_env, quiet: bool = False) -> tuple[Callable[[], int], Callable[[], 
         if quiet:
             warnings.simplefilter("ignore")
         env = make_env()
-    rng, seeded = np.random.default_rng(0), [False]
+    rng, seeds = np.random.default_rng(0), _first_seeded()
 
     def play() -> int:
-        env.reset(**({} if seeded[0] else {"seed": 0}))  # then new deals from the env's own generator
-        seeded[0] = True
+        env.reset(seed=next(seeds))
         decisions = 0
         for _ in env.agent_iter():
             observation, reward, termination, truncation, info = env.last()
@@ -165,11 +169,10 @@ def aec(make_env, quiet: bool = False) -> tuple[Callable[[], int], Callable[[], 
 
 def gym(make_env) -> tuple[Callable[[], int], Callable[[], None]]:
     """One episode of random legal play a call through a Gymnasium env with ``action_masks()``."""
-    env, rng, seeded = make_env(), np.random.default_rng(0), [False]
+    env, rng, seeds = make_env(), np.random.default_rng(0), _first_seeded()
 
     def play() -> int:
-        env.reset(**({} if seeded[0] else {"seed": 0}))
-        seeded[0] = True
+        env.reset(seed=next(seeds))
         decisions = 0
         while True:
             _, _, termination, truncation, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
