@@ -540,11 +540,12 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *defaults": merged by the base class
                 continue
             key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, Hashable) and key in seen:
+            if not isinstance(key, Hashable):  # refused by the base class, in its own words
+                continue
+            if key in seen:
                 raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} is given twice",
                                                         key_node.start_mark)
-            if isinstance(key, Hashable):
-                seen.add(key)
+            seen.add(key)
         return super().construct_mapping(node, deep)
 
 

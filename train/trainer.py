@@ -291,8 +291,8 @@ def run_seed_at(config: Config, timesteps: int) -> int:
 def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool) -> dict:
     """Check the output folder and return the run state to start from."""
     saved = out_dir / "config.yaml"
-    here = Path.cwd().resolve()
-    if out_dir.resolve() == here or out_dir.resolve() in here.parents:
+    here, where = Path.cwd().resolve(), out_dir.resolve()
+    if where == here or where in here.parents:
         raise ValueError(f"output.dir {str(out_dir)!r} is the current folder or holds it: a run needs a folder of "
                          f"its own (--overwrite empties it), such as runs/my-run")
     fresh = {"timesteps": 0, "jen_level": getattr(config.opponents, "jen_level", None), "checkpoint": None}
