@@ -11,9 +11,9 @@ action did, forced moves and JEN's included, as it happens::
         rec.act(rec.game.legal_actions()[0])     # or any agent's choice
     rec.to_dict()                                # JSON-ready; save_record(rec.to_dict(), "game.json")
 
-The record (``format: "ten-record"``, ``version: 1``) holds the rules, the seed
-(or the stacked deck), the starting seat, the players' names, the public state
-before the first action (``initial``) and one entry per action in ``steps``:
+The record (``format: "ten-record"``, ``version: 2``; version 1 is still read) holds the
+rules, the seed (or the stacked deck), the starting seat, the players' names, the public
+state before the first action (``initial``) and one entry per action in ``steps``:
 ``seat``, ``action`` (its name), ``forced`` (the engine took it: the only legal
 move, or JEN's), ``events`` and ``state``, the public state after it. An
 action taken by a trained policy may carry ``policy``: the network's value and
@@ -57,8 +57,9 @@ from .scoring import best_layout, hand_score, run_score
 
 FORMAT = "ten-record"
 #: 2: recorded by engine 2 (:data:`ten_env.rules.ENGINE_VERSION`), the same layout as 1. A record
-#: of version 1 is still read; one of a game that engine 2 plays otherwise (a normal table's with
-#: automatic payment) cannot be played again, and is checked for its shape only.
+#: of version 1 is still read; one of a game that engine 2 plays otherwise (one with automatic
+#: payment, whose final buys engine 1 paid otherwise) cannot be played again, and is checked for
+#: its shape only.
 VERSION = 2
 READABLE = (1, 2)
 
@@ -512,9 +513,8 @@ def check_record(record, where: str = "the record") -> None:
     first step that does not is named (a record edited by hand fails here rather than in the
     page that shows it). The policy notes cannot be played again and are kept as written. One that hides both, as
     ``to_dict(public=True)`` does while the game runs, one whose rules name a ``deck_file``
-    (a file on the machine that made it, not read here), and one of version 1 of a normal
-    table with automatic payment (played by engine 1, see :data:`VERSION`) are checked for
-    their shape only.
+    (a file on the machine that made it, not read here), and one of version 1 with automatic
+    payment (played by engine 1, see :data:`VERSION`) are checked for their shape only.
     """
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise ValueError(f"{where!r} is not a game record: it needs \"format\": \"{FORMAT}\" "
