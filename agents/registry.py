@@ -16,7 +16,7 @@ from .heuristic import HeuristicAgent
 from .jen import JenAgent
 from .policy import PRETRAINED_DIR, PolicyAgent
 from .random_agent import RandomAgent
-from .search import CHANCE, DEFAULT_BUDGET, OracleAgent, SearchAgent
+from .search import CHANCE, DEFAULT_BUDGET, MAX_BUDGET, OracleAgent, SearchAgent
 
 NAMES_HELP = ("random, heuristic, jen:4 .. jen:10, search[:<model>][:<budget>][:chance=stratified], "
               "oracle[:<model>][:<budget>] (cheats: sees the deck order), a pretrained model name, "
@@ -130,9 +130,9 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
     # With two parts the second can only be the budget; with one, a number is a budget, anything else a model.
     if len(parts) == 2 or (parts and parts[-1].lstrip("+-").isdigit()):
         text = parts.pop()
-        if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_BUDGET:
             raise ValueError(f"agent {spec!r}: the budget {text!r} must be a whole number of simulations per "
-                             f"decision, at least 1; write {usage}")
+                             f"decision from 1 to {MAX_BUDGET:,}; write {usage}")
         budget = int(text)
     if parts:
         try:
@@ -147,4 +147,7 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
                                  f"network's probabilities and value for a batch of positions; give an SB3 model")
             raise ValueError(f"agent {spec!r}: {parts[0]!r} is not a trained model; write {usage}")
     agent_class = OracleAgent if kind == "oracle" else SearchAgent
-    return agent_class(budget=budget, model=model, seed=seed, **options)
+    agent = agent_class(budget=budget, model=model, seed=seed, **options)
+    if model is not None:  # by the model as named here (a path, not its file's stem), so the name reads back
+        agent.name = agent.name.replace(f"{kind}:{model.name}:", f"{kind}:{parts[0]}:", 1)
+    return agent

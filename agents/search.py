@@ -82,6 +82,10 @@ from ten_env.scoring import hand_score
 from .base import Agent, observation_parts, snapshot_of
 
 DEFAULT_BUDGET = 100  # simulations per decision
+# A typo's guard, not a limit of the method: at 0.2-0.8 ms a simulation (with a network, with
+# rollouts), 100,000 is 20-80 s a decision, a solitaire game some 15-60 minutes; the budgets
+# measured went to 1,024.
+MAX_BUDGET = 100_000
 EXPLORATION = 0.7  # UCB's constant, for values in [-1, 1]
 BUST_ODDS = 0.3  # the rollout policy draws while the chance of busting is at most this
 BATCH = 8  # simulations whose leaves a network values in one forward pass
@@ -234,7 +238,7 @@ class SearchAgent(Agent):
     """Chance-node Monte Carlo tree search (see the module docstring).
 
     Args:
-        budget: simulations per decision (default ``DEFAULT_BUDGET``).
+        budget: simulations per decision (default ``DEFAULT_BUDGET``, at most ``MAX_BUDGET``).
         model: a :class:`agents.PolicyAgent` whose value values the leaves and whose
             policy is the prior (``None``: rollouts, UCB1).
         seed: seeds the search's random generator (reset by ``reset(seed)``).
@@ -266,8 +270,9 @@ class SearchAgent(Agent):
     def __init__(self, budget: int = DEFAULT_BUDGET, model=None, seed: int | None = None,
                  opponents=None, exploration: float = EXPLORATION, name: str | None = None,
                  prior_temperature: float = PRIOR_TEMPERATURE, chance: str = "sampled"):
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise ValueError(f"budget must be a whole number of simulations, at least 1, got {budget!r}")
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_BUDGET:
+            raise ValueError(f"budget must be a whole number of simulations from 1 to {MAX_BUDGET:,}, "
+                             f"got {budget!r}")
         if isinstance(prior_temperature, bool) or not isinstance(prior_temperature, (int, float)) \
                 or not 0 < prior_temperature < math.inf:
             raise ValueError(f"prior_temperature must be a positive number, got {prior_temperature!r}")

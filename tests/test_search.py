@@ -345,18 +345,22 @@ def test_agents_by_name():
     assert make_agent("search:ppo-jen:8").model.name == "ppo-jen"
     oracle = make_agent("oracle:12")
     assert isinstance(oracle, OracleAgent) and oracle.budget == 12 and oracle.sees_deck_order
-    for bad, message in [("search:0", "at least 1"), ("search:1:2:3", "write search"),
+    for bad, message in [("search:0", "from 1 to 100,000"), ("search:100001", "from 1 to 100,000"),
+                         ("oracle:ppo-jen:1000000", "budget '1000000' must be a whole number"),
+                         ("search:1:2:3", "write search"),
                          ("search:heuristic:5", "not a trained model"), ("search:nope:5", "its model"),
                          # a second part is always the budget: never read as the default budget
                          ("search:ppo-jen:-3", "budget '-3' must be a whole number"),
                          ("search:ppo-jen:abc", "budget 'abc' must be"), ("oracle:ppo-jen:1e3", "budget '1e3'"),
-                         ("search:ppo-jen:0", "at least 1"),
+                         ("search:ppo-jen:0", "from 1 to 100,000"),
                          # one part that is a signed number is a budget too, not a model's name
                          ("search:-3", "budget '-3' must be a whole number"), ("oracle:+2", "budget '\\+2'")]:
         with pytest.raises(ValueError, match=message):
             make_agent(bad)
-    with pytest.raises(ValueError, match="budget must be a whole number"):
-        SearchAgent(budget=0)
+    assert make_agent("search:100000").budget == 100_000
+    for bad in (0, 100_001, 2.0, True):
+        with pytest.raises(ValueError, match="budget must be a whole number of simulations from 1 to 100,000"):
+            SearchAgent(budget=bad)
     for bad in (0, -1.0, float("inf"), float("nan"), True, "3"):
         with pytest.raises(ValueError, match="prior_temperature must be a positive number"):
             SearchAgent(prior_temperature=bad)
@@ -415,6 +419,10 @@ def test_a_model_path_holding_an_equals_sign_is_a_model_not_an_option(tmp_path, 
         agent = make_agent(spec)
         assert agent.model is not None and agent.budget == budget
         assert agent.chance == ("stratified" if spec.endswith("chance=stratified") else "sampled")
+        # named by the path as given, not the file's stem ("model"), so the name plays the same search
+        assert agent.name == (spec if spec != "search:lr=3.zip" else f"search:lr=3.zip:{DEFAULT_BUDGET}")
+        again = make_agent(agent.name)
+        assert (again.budget, again.chance, again.model.path) == (agent.budget, agent.chance, agent.model.path)
 
 
 def test_a_model_path_holding_a_colon_is_named_as_the_reason(tmp_path, monkeypatch):
