@@ -35,6 +35,7 @@ from .base import Agent, observation_parts
 LEARNER = "learner"
 MODULE_PATH = ("learner_group", "learner", "rl_module", LEARNER)
 CARD = "model.json"
+TRUSTED_WARNING = "unpickling the RLlib checkpoint"  # what a trusted load warns, before the path
 
 
 def is_checkpoint(path) -> bool:
@@ -95,7 +96,7 @@ class RLlibPolicyAgent(Agent):
         module_dir = path.joinpath(*MODULE_PATH)
         if not module_dir.is_dir():
             raise ValueError(f"checkpoint {str(path)!r} has no module {LEARNER!r} (not made by ten train)")
-        warnings.warn(f"unpickling the RLlib checkpoint {str(path)!r} (trusted)", stacklevel=2)
+        warnings.warn(f"{TRUSTED_WARNING} {str(path)!r} (trusted)", stacklevel=2)
         # RLlib's own checkpoint round trip warns that it calls a deprecated constructor: not ours to fix.
         logging.getLogger("ray._common.deprecation").setLevel(logging.ERROR)
         module = RLModule.from_checkpoint(module_dir.resolve())  # RLlib reads a relative path as a URI

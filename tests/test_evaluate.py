@@ -548,6 +548,18 @@ def test_trusted_evaluation_on_worker_processes_gives_the_same_numbers():
         _untimed(E.evaluate("heuristic", jobs=1, **ladder))
 
 
+def test_a_worker_does_not_repeat_the_trusted_checkpoint_warning():
+    """The parent warns once when it loads the agents to check them; each worker loads them again."""
+    script = ("import warnings\n"
+              "from train.runner import _worker_init\n"
+              "from agents.rllib_policy import TRUSTED_WARNING\n"
+              "_worker_init()\n"
+              "warnings.warn(f\"{TRUSTED_WARNING} 'runs/x/checkpoint' (trusted)\")\n"
+              "warnings.warn('another warning')\n")
+    err = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60).stderr
+    assert "another warning" in err and "(trusted)" not in err
+
+
 def test_cli_trust_model_flag(tmp_path, monkeypatch, capsys):
     calls = _recording_make_agent(monkeypatch)
     assert E.main(["heuristic", "--levels", "4", "--games", "2", "--jobs", "1", "--trust-model",

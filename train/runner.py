@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Mapping
 from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -21,6 +22,7 @@ from typing import NamedTuple
 
 from agents import Results, play_games
 from agents.registry import make_agent
+from agents.rllib_policy import TRUSTED_WARNING
 from ten_env import Rules
 
 
@@ -75,6 +77,8 @@ _WORKER_CACHE: dict = {}
 def _worker_init() -> None:
     # The parent handles Ctrl-C; one thread per worker since the workers fill the cores.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The parent said it once when it loaded the agents to check them; a worker's copy would repeat it.
+    warnings.filterwarnings("ignore", message=TRUSTED_WARNING)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(var, "1")
 
