@@ -22,6 +22,8 @@ Bids come last so that every other id is the same whatever ``max_bid`` is.
 
 from __future__ import annotations
 
+import operator
+
 from . import cards as C
 
 DRAW, STOP_NUMBERS, STOP_CURRENCY, PASS = 0, 1, 2, 3
@@ -49,3 +51,17 @@ def num_actions(max_bid: int) -> int:
 def max_bid_for(n_actions: int) -> int:
     """The ``max_bid`` of a game with ``n_actions`` actions (the inverse of :func:`num_actions`)."""
     return n_actions - BID_BASE - 1
+
+
+def as_action_id(action, n_actions: int) -> int | None:
+    """``action`` as a plain int if it is an action id of an action space of ``n_actions``: an int,
+    a NumPy integer or a 0-d integer array from 0 to ``n_actions - 1`` (what a policy or
+    ``action_space.sample()`` gives); ``None`` for anything else (a bool, a float, a one-element
+    array, an id out of range), which the envs refuse rather than read as a move."""
+    if isinstance(action, bool):  # an int to Python (NumPy's bool_ has no index)
+        return None
+    try:
+        action = operator.index(action)
+    except TypeError:
+        return None
+    return action if 0 <= action < n_actions else None

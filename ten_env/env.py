@@ -129,7 +129,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import observation as O
-from .actions import num_actions
+from .actions import as_action_id, num_actions
 from .game import Game, deck_for, score_margin
 from .render import render
 from .rules import Rules
@@ -202,11 +202,13 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     def step(self, action):
         if not (type(action) is int and 0 <= action < self._num_actions):  # a plain id passes at once
             agent = self.agent_selection
-            space = self.action_space(agent)
-            if isinstance(action, bool) or not space.contains(action):
-                if not (action is None and (self.terminations[agent] or self.truncations[agent])):
-                    raise ValueError(f"action {action!r} is not in {agent}'s action space: an int id from 0 "
-                                     f"to {space.n - 1} whose action_mask entry is 1")
+            if action is None and (self.terminations[agent] or self.truncations[agent]):
+                pass  # the step(None) of a seat that is done
+            elif (index := as_action_id(action, self._num_actions)) is None:
+                raise ValueError(f"action {action!r} is not in {agent}'s action space: an int id from 0 "
+                                 f"to {self._num_actions - 1} whose action_mask entry is 1")
+            else:
+                action = index
         self.env.step(action)  # past PettingZoo's assert, which this check replaces
 
 

@@ -44,7 +44,9 @@ the connect-four and action-masking envs):
 - every game ends, so nothing is ever truncated. An illegal action (a masked
   policy never sends one; RLlib's env check sends random ones) ends the game as
   ``ten_env.env()``'s wrapper does: -1 for the mover, 0 for the others, and
-  ``info["illegal_action"]`` for the mover.
+  ``info["illegal_action"]`` for the mover. What is not in the action space at all
+  (a float, a bool, a one-element array, an id out of range) is refused with a
+  ``ValueError``, the game unchanged, as ``env()`` refuses it.
 
 ``reset(seed=..., options={"deck": [...]})`` stacks the deck as in the PettingZoo
 env; a stacked deck that ends the game before anybody chooses is refused (RLlib
@@ -65,6 +67,7 @@ from gymnasium import spaces
 from . import observation as O
 from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed, check_start,
                   draw_start, final_rewards, spaces_for, with_jen_level)
+from .actions import as_action_id
 from .extras import install_hint
 from .game import Game, stacked_deck
 from .render import render
@@ -156,8 +159,12 @@ class TenMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"step() takes an action for {agent} only (the seat to act), "
                              f"got actions for {sorted(action_dict)}")
         action = action_dict[agent]
-        action = int(action) if isinstance(action, np.integer) else action
-        if type(action) is not int or action not in game.legal_actions():  # 0.0 and True are not ids
+        index = as_action_id(action, self.num_actions)
+        if index is None:  # not a move at all (0.0, True, a one-element array): a bug, not a lost game
+            raise ValueError(f"action {action!r} for {agent} is not in the action space: an int id from 0 to "
+                             f"{self.num_actions - 1} whose action_mask entry is 1")
+        action = index
+        if action not in game.legal_actions():
             return self._final_step(illegal=(game.current_player, action))
         game.act(action)
         self._play_scripted()

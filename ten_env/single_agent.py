@@ -18,8 +18,11 @@ calls) and as ``info["action_mask"]`` (``int8``, what Gymnasium's
 then as in :func:`ten_env.env.final_rewards`: -1, 0 (a shared win) or +1 with
 ``reward="win"``, the clipped score margin in [-1, 1] with ``"margin"``, the
 two averaged with ``"outcome"`` (the search's own scale); so an
-episode's return is in [-1, 1]. An illegal action ends the episode with reward
--1 (or, with ``illegal="raise"``, raises ``ValueError`` and changes nothing).
+episode's return is in [-1, 1]. An illegal action (an id the mask rules out) ends
+the episode with reward -1 (or, with ``illegal="raise"``, raises ``ValueError`` and
+changes nothing). What is not in the action space at all (a float, a bool, a
+one-element array, an id out of range) raises ``ValueError`` either way, the game
+unchanged: it is a bug in the caller, not a move.
 Every game ends, so episodes are never truncated.
 
 **The mask at the end of an episode** (the game is over, or an illegal action
@@ -55,6 +58,7 @@ import numpy as np
 from . import observation as O
 from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_start, draw_start,
                   final_rewards, spaces_for, with_jen_level)
+from .actions import as_action_id
 from .game import Game, stacked_deck
 from .render import render
 from .rules import JEN_LEVELS, Rules
@@ -163,12 +167,16 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action):
         if self.game is None or self._ended:
             raise ValueError("step() needs a game in progress: call reset() first")
-        if isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.ndim == 0
-                                              and np.issubdtype(action.dtype, np.integer)):
-            action = int(action)  # what a policy or action_space.sample() gives (not a float array's 0.9)
         if isinstance(action, str) and action in self.game._ids:
             action = self.game.action_id(action)
-        if self.illegal == "terminate" and not (type(action) is int and action in self._legal_ids()):
+        elif (index := as_action_id(action, self.num_actions)) is None:
+            # Not a move at all (a float, a bool, a one-element array): a bug in the caller, as a
+            # Gymnasium env's action-space assertion has it, not a lost game to learn from.
+            raise ValueError(f"action {action!r} is not in the action space: an int id from 0 to "
+                             f"{self.num_actions - 1} (or an action's name) whose action mask entry is 1")
+        else:
+            action = index  # NumPy's integers and 0-d arrays, as a policy or action_space.sample() gives
+        if self.illegal == "terminate" and action not in self._legal_ids():
             # Like PettingZoo's TerminateIllegalWrapper: the episode ends, the mover loses.
             legal = ", ".join(self.game.action_name(a) for a in self._legal_ids())
             gymnasium.logger.warn(f"illegal action {action!r} (legal: {legal}): the episode ends with reward -1")

@@ -106,7 +106,8 @@ def test_wrapped_env_terminates_on_an_illegal_action():
     assert env.infos == before and not any("scores" in info for info in env.infos.values())
 
 
-@pytest.mark.parametrize("action", [132, -1, np.int64(-1), "draw", 1.5, None, True, np.bool_(False), np.array([0])])
+@pytest.mark.parametrize("action", [132, -1, np.int64(-1), "draw", 1.5, None, True, np.bool_(False), np.array([0]),
+                                    10**20, 2**63, np.array(0.0)])
 def test_wrapped_env_refuses_what_is_not_an_action_id_and_changes_nothing(action):
     # One line naming the ids, under python -O too: PettingZoo's own check is an assert, and a bool passed it
     env = ten_env.env(num_players=3, start=0)

@@ -95,12 +95,24 @@ def test_illegal_action_ends_the_game_for_the_mover_only():
     assert all(not final["action_mask"].any() for final in obs.values())  # nothing left to choose
     with pytest.raises(ValueError, match="call reset"):
         env.step({agent: 0})
-    # what is not an action id is illegal the same way, even when it equals a legal one
+    # what is not in the action space at all is refused, even when it equals a legal id, and changes
+    # nothing; a NumPy integer or 0-d array is the id it holds
     legal = int(np.flatnonzero(o["action_mask"])[0])
-    for not_an_id in (float(legal), np.float32(legal), True if legal == 1 else False):
+    obs, _ = env.reset(seed=0)
+    played = env.step({agent: legal})
+    for not_an_id in (float(legal), np.float32(legal), True if legal == 1 else False, np.array([legal]),
+                      np.array(float(legal)), -1, env.num_actions, 10**20, None):
         obs, _ = env.reset(seed=0)
-        _, rewards, terminateds, _, infos = env.step({agent: not_an_id})
-        assert terminateds["__all__"] and rewards[agent] == -1.0 and infos[agent] == {"illegal_action": not_an_id}
+        before = env.game.clone()
+        with pytest.raises(ValueError, match=rf"^action .* for {agent} is not in the action space: an int id "
+                                             rf"from 0 to {env.num_actions - 1} whose action_mask entry is 1$"):
+            env.step({agent: not_an_id})
+        assert env.game == before
+    for same in (np.int64(legal), np.array(legal), np.uint8(legal)):
+        env.reset(seed=0)
+        result = env.step({agent: same})
+        assert result[1:4] == played[1:4] and all(np.array_equal(result[0][a]["observations"],
+                                                                 played[0][a]["observations"]) for a in result[0])
 
 
 def test_set_jen_level_and_stacked_decks():

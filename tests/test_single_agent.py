@@ -131,18 +131,24 @@ def test_illegal_action_terminates_or_raises():
     with pytest.raises(ValueError, match="not legal"):
         strict.step(illegal)
     assert strict.game == before
-    # what is not one action id (a one-element array, a float, a bool) is illegal the same way, whatever
-    # its value; a NumPy integer or 0-d array is the id it holds
+    # what is not in the action space at all (a one-element array, a float, a bool, an id out of range)
+    # is refused in either mode, whatever its value, and changes nothing: a bug, not a lost game;
+    # a NumPy integer or 0-d array is the id it holds
     legal = int(np.flatnonzero(strict.action_masks())[0])
     env.reset(seed=0)
     played = env.step(legal)[0]
-    for not_an_id in (np.array([legal]), float(legal), True, np.array(float(legal)), np.array(legal + 0.9)):
-        env.reset(seed=0)
-        with pytest.warns(UserWarning, match=r"illegal action .* \(legal: draw, stop_numbers\): the episode ends"):
-            assert env.step(not_an_id)[1:3] == (-1.0, True)
-        with pytest.raises(ValueError, match="is neither an int id nor a name"):
-            strict.step(not_an_id)
-        assert strict.game == before
+    for not_an_id in (np.array([legal]), float(legal), True, np.array(float(legal)), np.array(legal + 0.9),
+                      -1, env.num_actions, 10**20, None, "nonsense"):
+        for each in (env, strict):
+            each.reset(seed=0)
+            before = each.game.clone()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no "illegal action" warning: nothing was played
+                with pytest.raises(ValueError, match=r"^action .* is not in the action space: an int id from 0 to "
+                                                     rf"{env.num_actions - 1} \(or an action's name\)"):
+                    each.step(not_an_id)
+            assert each.game == before
+            assert np.array_equal(each.step(legal)[0], played)  # the episode goes on
     for same in (np.int64(legal), np.array(legal)):
         env.reset(seed=0)
         obs, reward, terminated, truncated, info = env.step(same)
