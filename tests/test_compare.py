@@ -21,6 +21,8 @@ def test_reports_on_different_seeds_combine_into_the_report_of_one_run():
     whole = _ladder("heuristic", 0, 11)
     (combined,) = compare.combine([second, first])
     assert combined["seed"] == 0 and combined["combined_from"] == 2 and combined["rank"] == whole["rank"]
+    # every level of the run is there, once and in order, before they are compared one by one
+    assert [m["level"] for m in combined["matchups"]] == [m["level"] for m in whole["matchups"]] == [4, 9]
     for got, want in zip(combined["matchups"], whole["matchups"]):
         for key in ("level", "opponent", "games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high"):
             assert got[key] == want[key], key
