@@ -4,8 +4,10 @@ agents compared deal by deal (--paired)."""
 from __future__ import annotations
 
 import json
+import statistics
 
 import pytest
+from scipy.stats import t as t_dist
 
 from train import compare
 from train import evaluate as E
@@ -229,12 +231,32 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == (
         "ten: error: --paired compares every other agent with the first: give two agents' reports or more")
 
-    # --confidence: the intervals at another level, named in the header
+    # --confidence: the intervals at another level, named in the header. The same six deals at 95%
+    # (the default) and at 99%: the win-rate interval's low end is cut to -1 at both, so its high
+    # end shows the wider interval; the margin interval, never cut, is wider at both ends
+    mine_deals, their_deals = compare.deal_results(base["matchups"][0]), compare.deal_results(other["matchups"][0])
+    c95 = compare.paired_comparison(mine_deals, their_deals)
+    c99 = compare.paired_comparison(mine_deals, their_deals, confidence=0.99)
+    assert c95["ci_low"] == c99["ci_low"] == -1.0 and c99["ci_high"] > c95["ci_high"]
+    assert c99["margin_ci_low"] < c95["margin_ci_low"] and c99["margin_ci_high"] > c95["margin_ci_high"]
+    # the row at 99%, against the paired t interval worked out here from the deals' outcomes and margins
+    my_margins = base["matchups"][0]["per_game"]["margins"][6:]
+    their_margins = other["matchups"][0]["per_game"]["margins"][:6]
+
+    def t_interval(x, y, cut=float("inf")):  # mean of y - x, +- t(0.995, n - 1) standard errors, cut to +-cut
+        d = [q - p for p, q in zip(x, y)]
+        mean, half = statistics.fmean(d), t_dist.ppf(0.995, len(d) - 1) * statistics.stdev(d) / len(d) ** 0.5
+        return mean, max(mean - half, -cut), min(mean + half, cut)
+
+    won = t_interval([x == "W" for x in mine], [y == "W" for y in theirs], cut=1)
+    margin = t_interval(my_margins, their_margins)
+    row99 = [f"{100 * won[0]:+.1f} ({100 * won[1]:+.1f} to {100 * won[2]:+.1f})",
+             f"{margin[0]:+.2f} ({margin[1]:+.2f} to {margin[2]:+.2f})"]
     wide, _ = compare.paired_rows([base, other], confidence=0.99)
-    c99 = compare.paired_comparison(compare.deal_results(base["matchups"][0]),
-                                    compare.deal_results(other["matchups"][0]), confidence=0.99)
-    assert c99["ci_low"] < c["ci_low"] and wide[0][5] == (
-        f"{100 * c99['difference']:+.1f} ({100 * c99['ci_low']:+.1f} to {100 * c99['ci_high']:+.1f})")
+    assert [wide[0][5], wide[0][7]] == row99
+    assert main(["compare", *map(str, paths), "--paired", "--confidence", "0.99"]) == 0
+    out = capsys.readouterr().out
+    assert "difference, points (99% CI)" in out and all(cell in out for cell in row99)
     assert main(["compare", *map(str, paths), "--paired", "--confidence", "0.983625"]) == 0
     assert "difference, points (98.3625% CI)" in capsys.readouterr().out
     with pytest.raises(SystemExit) as info:
