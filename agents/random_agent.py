@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ten_env.env import check_seed
+
 from .base import Agent, observation_parts
 
 
@@ -13,10 +15,10 @@ class RandomAgent(Agent):
     name = "random"
 
     def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(check_seed(seed))
 
     def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
+        if check_seed(seed) is not None:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict, info: dict | None = None) -> int:

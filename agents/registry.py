@@ -39,7 +39,7 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
     spec = spec.strip()
     if not spec:
         raise ValueError(f"an agent name is empty; use {NAMES_HELP}")
-    check_seed(seed)
+    seed = check_seed(seed)
     if spec == "random":
         return RandomAgent(seed)
     if spec == "heuristic":

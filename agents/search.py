@@ -75,7 +75,7 @@ from ten_env.actions import (
     STOP_CURRENCY,
     STOP_NUMBERS,
 )
-from ten_env.env import final_rewards
+from ten_env.env import check_seed, final_rewards
 from ten_env.game import bust_by
 from ten_env.scoring import hand_score
 
@@ -242,8 +242,10 @@ class SearchAgent(Agent):
         model: a :class:`agents.PolicyAgent` whose value values the leaves and whose
             policy is the prior (``None``: rollouts, UCB1).
         seed: seeds the search's random generator (reset by ``reset(seed)``).
-        opponents: in a normal game, a callable ``(game) -> action`` per seat for the
-            other seats (``None`` entries, or ``None``: the rollout policy).
+        opponents: in a normal game, a list with an entry per seat, indexed by seat: a
+            callable ``(game) -> action`` that plays that seat in the simulations (given
+            the simulation's game), or ``None`` for the rollout policy; the searching
+            seat's own entry is not used. ``None``: the rollout policy for every seat.
         exploration: UCB1 / PUCT constant.
         prior_temperature: the network's policy, raised to ``1 / prior_temperature`` and
             renormalised, is the prior (1: the policy as it is; higher: softer).
@@ -280,12 +282,19 @@ class SearchAgent(Agent):
             raise ValueError(f"chance must be one of {', '.join(CHANCE)}, got {chance!r}")
         if chance != "sampled" and self.sees_deck_order:
             raise ValueError(f"chance={chance!r} reorders the deck; the oracle plays the true order")
+        if isinstance(exploration, bool) or not isinstance(exploration, (int, float)) \
+                or not 0 <= exploration < math.inf:
+            raise ValueError(f"exploration must be a finite number at least 0, got {exploration!r}")
+        if opponents is not None and (isinstance(opponents, (str, bytes)) or not hasattr(opponents, "__len__")
+                                      or not all(o is None or callable(o) for o in opponents)):
+            raise ValueError(f"opponents must be None or a list with a callable (game) -> action or None for "
+                             f"each seat, got {opponents!r}")
         if model is not None and not hasattr(model, "evaluate"):
             raise ValueError(f"model must be a PolicyAgent (something with evaluate()), got {type(model).__name__}")
         self.budget, self.model, self.opponents, self.exploration = budget, model, opponents, exploration
         self.prior_temperature = float(prior_temperature)
         self.chance = chance
-        self.rng = random.Random(seed)
+        self.rng = random.Random(check_seed(seed))
         model_part = f"{getattr(model, 'name', 'model')}:" if model is not None else ""
         option_part = f":chance={chance}" if chance != "sampled" else ""  # the name make_agent reads back
         self.name = name or f"{'oracle' if self.sees_deck_order else 'search'}:{model_part}{budget}{option_part}"
@@ -295,8 +304,8 @@ class SearchAgent(Agent):
         return f"{type(self).__name__}(budget={self.budget}, model={getattr(self.model, 'name', None)!r}{chance})"
 
     def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = random.Random(seed)
+        if check_seed(seed) is not None:
+            self.rng = random.Random(int(seed))
 
     # ------------------------------------------------------------ acting
 
@@ -314,6 +323,9 @@ class SearchAgent(Agent):
         seat = root_game.current_player
         if sorted(root_game.legal_actions()) != legal.tolist():
             raise ValueError(f"{self.name}: the snapshot's legal actions differ from the action mask")
+        if self.opponents is not None and len(self.opponents) != root_game.num_players:
+            raise ValueError(f"{self.name}: opponents has {len(self.opponents)} entries, one for each of the "
+                             f"game's {root_game.num_players} seats needed")
         root = self._new_node(root_game, seat)
         done = decisions = 0
         while done < self.budget:

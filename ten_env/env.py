@@ -260,9 +260,12 @@ def spaces_for(rules: Rules) -> tuple[spaces.Box, spaces.Discrete, spaces.Box]:
 
 
 def check_seed(seed):
-    """``seed`` as given to ``reset`` or an agent: ``None`` or a non-negative int; one-line errors."""
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
-        return seed
+    """``seed`` as given to ``reset`` or an agent: ``None`` or a non-negative int (a NumPy integer
+    becomes the plain int, which Python's ``random.Random`` needs); one-line errors."""
+    if seed is None:
+        return None
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        return int(seed)
     raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
 
 

@@ -108,8 +108,9 @@ class Game:
             raise ValueError(f"start must be 0 in the solitaire game (the person starts), got {start!r}")
         out_of_game = [0] * C.NUM_CARD_TYPES
         if deck is None:
-            if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            if seed is not None and not _is_index(seed):
                 raise ValueError(f"seed must be an int or None, got {seed!r}")
+            seed = None if seed is None else operator.index(seed)  # random.Random refuses NumPy's integers
             in_play, out_of_game = deck_for(rules)
             order = C.expand(in_play)
             random.Random(seed).shuffle(order)
@@ -903,9 +904,9 @@ def _is_index(value) -> bool:
 def _rng(shuffle) -> random.Random:
     if isinstance(shuffle, random.Random):
         return shuffle
-    if shuffle is not None and (isinstance(shuffle, bool) or not isinstance(shuffle, int)):
+    if shuffle is not None and not _is_index(shuffle):
         raise ValueError(f"shuffle_unseen must be an int seed, a random.Random or None, got {shuffle!r}")
-    return random.Random(shuffle)
+    return random.Random(None if shuffle is None else operator.index(shuffle))
 
 
 def _whole(value, name: str, low: int, high: int | None = None) -> int:

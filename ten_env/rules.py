@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, fields
 from pathlib import Path
+
+import numpy as np
 
 PLAYER_COUNTS = range(2, 6)
 JEN_LEVELS = range(4, 11)
@@ -57,12 +60,15 @@ class Rules:
     deck_file: str | None = None
 
     def __post_init__(self):
-        _check(self.num_players, int, "num_players", f"an integer from {PLAYER_COUNTS[0]} to {PLAYER_COUNTS[-1]}",
-               PLAYER_COUNTS)
-        _check(self.bust_buy, bool, "bust_buy", "True or False")
+        def plain(field: str, value) -> None:  # stored as Python's own type: records and reports are JSON
+            object.__setattr__(self, field, value)
+
+        plain("num_players", _check(self.num_players, int, "num_players",
+                                    f"an integer from {PLAYER_COUNTS[0]} to {PLAYER_COUNTS[-1]}", PLAYER_COUNTS))
+        plain("bust_buy", _check(self.bust_buy, bool, "bust_buy", "True or False"))
         if self.jen_level is not None:
-            _check(self.jen_level, int, "jen_level", f"None or an integer from {JEN_LEVELS[0]} to {JEN_LEVELS[-1]}",
-                   JEN_LEVELS)
+            plain("jen_level", _check(self.jen_level, int, "jen_level",
+                                      f"None or an integer from {JEN_LEVELS[0]} to {JEN_LEVELS[-1]}", JEN_LEVELS))
             if self.num_players != 2:
                 raise ValueError(
                     f"jen_level={self.jen_level} is the solitaire game, which needs "
@@ -70,7 +76,8 @@ class Rules:
                 )
         if self.payment not in PAYMENTS:
             raise ValueError(f"payment must be 'auto' or 'manual', got {self.payment!r}")
-        _check(self.max_bid, int, "max_bid", f"an integer from {MAX_BIDS[0]} to {MAX_BIDS[-1]}", MAX_BIDS)
+        plain("max_bid", _check(self.max_bid, int, "max_bid", f"an integer from {MAX_BIDS[0]} to {MAX_BIDS[-1]}",
+                                MAX_BIDS))
         if self.deck_file is not None:
             if not isinstance(self.deck_file, (str, Path)):
                 raise ValueError(f"deck_file must be None or a path, got {self.deck_file!r}")
@@ -113,7 +120,15 @@ def first_bidder(active_player: int, num_players: int) -> int:
 
 
 def _check(value, kind, field, allowed, values=None):
-    # bool is an int in Python; a count given as True is a mistake, not a 1.
-    ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
-    if not ok or (values is not None and value not in values):
+    """``value`` as a plain ``kind`` (NumPy's integers and bools too, as a loop over ``np.arange``
+    gives them), or ``ValueError`` naming the field and what is ``allowed``."""
+    try:
+        if kind is bool:
+            ok = isinstance(value, (bool, np.bool_))
+        else:  # bool is an int in Python; a count given as True is a mistake, not a 1
+            ok = not isinstance(value, (bool, np.bool_)) and operator.index(value) is not None
+    except TypeError:
+        ok = False
+    if not ok or (values is not None and kind(value) not in values):
         raise ValueError(f"{field} must be {allowed}, got {value!r}")
+    return kind(value)

@@ -120,8 +120,9 @@ class SingleAgentEnv(gymnasium.Env):
             )
         self.opponent_agents = list(opponents)
         self.opponents = [as_policy(o) for o in opponents]
-        if seat is not None and (isinstance(seat, bool) or seat not in range(seats)):
+        if seat is not None and (as_action_id(seat, seats) is None):  # a whole number in range, not 1.0
             raise ValueError(f"seat must be None or an integer from 0 to {seats - 1}, got {seat!r}")
+        seat = None if seat is None else int(seat)
         check_reward(reward)
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")

@@ -7,6 +7,7 @@ import json
 import re
 from collections import Counter
 
+import numpy as np
 import pytest
 
 import ten_env
@@ -318,6 +319,10 @@ def test_default_rules():
         (dict(num_players="2"), "num_players", "2 to 5"),
         (dict(num_players=True), "num_players", "2 to 5"),
         (dict(num_players=2.0), "num_players", "2 to 5"),
+        (dict(num_players=np.int64(6)), "num_players", "2 to 5"),
+        (dict(num_players=np.bool_(True)), "num_players", "2 to 5"),
+        (dict(bust_buy=np.int64(1)), "bust_buy", "True or False"),
+        (dict(jen_level=np.float64(7)), "jen_level", "4 to 10"),
         (dict(bust_buy="yes"), "bust_buy", "True or False"),
         (dict(bust_buy=1), "bust_buy", "True or False"),
         (dict(jen_level=3), "jen_level", "4 to 10"),
@@ -354,6 +359,17 @@ def test_valid_rules_are_accepted(kwargs):
     rules = Rules(**kwargs)
     for key, value in kwargs.items():
         assert getattr(rules, key) == value
+
+
+def test_numpy_values_make_the_rules_their_plain_values_do():
+    # as a loop over np.arange or a config read into an array gives them; stored plain, for JSON
+    rules = Rules(num_players=np.int64(2), bust_buy=np.bool_(True), jen_level=np.int32(7), max_bid=np.uint8(40))
+    assert rules == Rules(bust_buy=True, jen_level=7) and hash(rules) == hash(Rules(bust_buy=True, jen_level=7))
+    assert [type(getattr(rules, f)) for f in ("num_players", "bust_buy", "jen_level", "max_bid")] == \
+        [int, bool, int, int]
+    assert json.loads(json.dumps(dataclasses.asdict(rules)))["jen_level"] == 7
+    assert [Game(Rules(), seed=np.int64(5)).deck, Game(Rules(), seed=5).clone(shuffle_unseen=np.int64(2)).deck] == \
+        [Game(Rules(), seed=5).deck, Game(Rules(), seed=5).clone(shuffle_unseen=2).deck]
 
 
 def test_rules_are_frozen():

@@ -442,3 +442,48 @@ def test_a_search_over_a_network_for_another_max_bid_says_so():
     # PolicyAgent.act said so; a search, which calls evaluate, met a torch shape error instead.
     with pytest.raises(ValueError, match=r"model 'ppo-jen' has 132 actions but the game has 112 \(a different max_bid\)"):
         play_games([make_agent("search:ppo-jen:8")], Rules(jen_level=8, max_bid=20), n=1, seed=0)
+
+
+def test_the_other_seats_play_as_the_opponents_given():
+    game = Game(Rules(num_players=3), seed=4)
+    while game.current_player != 0 or len(game.legal_actions()) < 2:
+        game.act(rollout_action(game))
+    played = []
+
+    def always_the_first(seat):
+        def policy(sim):
+            assert sim.current_player == seat  # called for its own seat only
+            played.append(seat)
+            return sim.legal_actions()[0]
+        return policy
+
+    agent = SearchAgent(budget=8, seed=0, opponents=[None, always_the_first(1), always_the_first(2)])
+    agent.act(*agent_view(game, 0))
+    assert set(played) == {1, 2}  # both other seats, in the tree and in the rollouts; seat 0's None unused
+    before = game.clone()
+    for bad, message in [([None, None], "opponents has 2 entries, one for each of the game's 3 seats needed"),
+                         ([None] * 4, "opponents has 4 entries")]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            SearchAgent(budget=8, opponents=bad).act(*agent_view(game, 0))
+    assert game == before
+    for bad in ("rollout", 5, [None, "heuristic", None]):
+        with pytest.raises(ValueError, match="opponents must be None or a list with a callable"):
+            SearchAgent(opponents=bad)
+
+
+@pytest.mark.parametrize("bad", ["x", float("nan"), float("inf"), -0.1, True, None])
+def test_the_exploration_constant_is_a_finite_number(bad):
+    with pytest.raises(ValueError, match=re.escape(f"exploration must be a finite number at least 0, got {bad!r}")):
+        SearchAgent(exploration=bad)
+
+
+def test_numpy_seeds_seed_a_search_as_their_ints_do():
+    game = Game(Rules(jen_level=8), seed=3)
+    while len(game.legal_actions()) < 2:
+        game.act(rollout_action(game))
+    decisions = [SearchAgent(budget=16, seed=seed).search(*agent_view(game, 0)) for seed in (5, np.int64(5))]
+    assert decisions[0] == decisions[1]
+    assert make_agent("search:4", seed=np.int64(5)).rng.random() == SearchAgent(seed=5).rng.random()
+    for bad in (1.5, "abc", -1, True):
+        with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+            SearchAgent(seed=bad)

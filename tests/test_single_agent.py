@@ -159,6 +159,8 @@ def test_illegal_action_terminates_or_raises():
     (lambda: ten_env.SingleAgentEnv(Rules(num_players=3), opponents=[RandomAgent()]), "opponents: 2 needed"),
     (lambda: ten_env.SingleAgentEnv(Rules(num_players=2), opponents=[object()]), "callable"),
     (lambda: ten_env.SingleAgentEnv(Rules(num_players=2), opponents=[RandomAgent()], seat=2), "seat must be"),
+    (lambda: ten_env.SingleAgentEnv(Rules(num_players=3), opponents=[RandomAgent()] * 2, seat=1.0),
+     "seat must be None or an integer from 0 to 2, got 1.0"),
     (lambda: ten_env.SoloEnv(jen_level=3), "jen_level must be"),
     (lambda: ten_env.SoloEnv(jen_level=None), r"SoloEnv plays against JEN: jen_level must be an integer from 4 to 10, "
                                               r"got None"),
@@ -336,6 +338,10 @@ def test_set_jen_level_changes_the_next_games_and_refuses_what_cannot_be():
     with pytest.raises(ValueError, match="^jen_level must be None or an integer from 4 to 10, got 11$"):
         env.set_jen_level(11)
     assert env.rules.jen_level == 9
+    for level in np.arange(5, 7):  # a curriculum's loop over NumPy's integers
+        env.set_jen_level(level)
+        env.reset(seed=0)
+        assert env.game.rules.jen_level == level and type(env.rules.jen_level) is int
     table = ten_env.SingleAgentEnv(Rules(num_players=2), opponents=[RandomAgent(0)])
     with pytest.raises(ValueError, match="^set_jen_level: this env plays a normal game, not the solitaire game$"):
         table.set_jen_level(5)
