@@ -42,21 +42,28 @@ class DeckFileError(ValueError):
 
 
 def load(path: str | Path | None = None) -> DeckSpec:
-    """Load and check a deck file (``None``: the bundled one)."""
-    return _load(str(path) if path is not None else BUNDLED)
+    """Load and check a deck file (``None``: the bundled one). A file is read again on every call
+    (a game reads it once, when dealt), so an edit counts from the next game on; only the checking
+    of the same text is cached. The bundled deck is read once."""
+    if path is None or str(path) == BUNDLED:
+        return _bundled()
+    path = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DeckFileError(f"deck file {path!r} cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise DeckFileError(f"deck file {path!r} is not text: a deck file is JSON") from None
+    return _parse(path, text)
+
+
+@lru_cache(maxsize=1)
+def _bundled() -> DeckSpec:  # part of the package: read once
+    return _parse(BUNDLED, resources.files("ten_env").joinpath("data/deck.json").read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=16)
-def _load(path: str) -> DeckSpec:
-    if path == BUNDLED:
-        text = resources.files("ten_env").joinpath("data/deck.json").read_text(encoding="utf-8")
-    else:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise DeckFileError(f"deck file {path!r} cannot be read: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise DeckFileError(f"deck file {path!r} is not text: a deck file is JSON") from None
+def _parse(path: str, text: str) -> DeckSpec:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

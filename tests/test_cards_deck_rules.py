@@ -293,6 +293,30 @@ def test_game_uses_a_custom_deck_file(tmp_path):
     assert sum(v[C.parse("$5")] for k, v in default.items() if k != "out_of_game") == 2
 
 
+def test_an_edited_deck_file_counts_from_the_next_game(tmp_path):
+    document = _bundled_document()
+    path = _write(tmp_path, document)
+    rules = Rules(deck_file=path)
+
+    def in_game() -> int:  # the $5s a new game deals
+        places = Game(rules, seed=1).card_locations()
+        return sum(v[C.parse("$5")] for k, v in places.items() if k != "out_of_game")
+
+    assert in_game() == 2
+    for entry in document["cards"]:  # every $5 becomes a $4: the totals hold
+        if entry["card"] == "$5":
+            entry["card"] = "$4"
+    merged = Counter()
+    for entry in document["cards"]:
+        merged[(entry["card"], entry.get("mark", ""))] += entry["count"]
+    document["cards"] = [{"card": card, "count": n, **({"mark": m} if m else {})} for (card, m), n in merged.items()]
+    _write(tmp_path, document)
+    assert in_game() == 0
+    _write(tmp_path, "not json")
+    with pytest.raises(ValueError, match="is not valid JSON"):
+        Game(rules, seed=1)
+
+
 def test_deck_file_may_be_a_path_object(tmp_path):
     path = tmp_path / "deck.json"
     path.write_text(json.dumps(_bundled_document()))
