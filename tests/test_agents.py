@@ -14,8 +14,10 @@ from models import save_model_for_other_observations
 from agents import HeuristicAgent, JenAgent, RandomAgent, play_games
 from agents.policy import PRETRAINED_DIR
 from agents.registry import make_agent
+from agents.tournament import play_game, seeded_games
 from ten_env import Game, Rules, jen
 from ten_env import observation as O
+from ten_env.game import score_margin
 
 
 @pytest.mark.parametrize("level", [4, 7, 10])
@@ -43,11 +45,43 @@ def test_jen_agent_agrees_with_the_engines_jen(level, monkeypatch):
 
 
 def test_play_games_rotates_seats_and_tallies():
-    results = play_games([RandomAgent(1), RandomAgent(2), RandomAgent(3)], Rules(num_players=3), n=12, seed=5)
-    assert results.games == 12
-    assert sum(results.wins) + sum(results.shared_wins) >= 12
-    assert all(len(t) == 3 for t in (results.wins, results.total_scores, results.margins))
-    again = play_games([RandomAgent(1), RandomAgent(2), RandomAgent(3)], Rules(num_players=3), n=12, seed=5)
+    """Game ``i`` seats agent ``(seat + i) % k`` in each seat (the rule of play_games' docstring),
+    and each agent's tallies are those of the seats it sat in."""
+    rules = Rules(num_players=3)
+    # the seat orders of the games: rotated by one seat a game, back to the start after k games
+    rule = [[(seat + i) % 3 for seat in range(3)] for i in range(4)]
+    assert rule == [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 1, 2]]
+    assert [order for _, order in seeded_games([RandomAgent(1), RandomAgent(2), RandomAgent(3)], rules, 4, 5)] == rule
+
+    # three copies of one deterministic agent play each deal the same whoever sits where: the
+    # deal's results by seat, played here, are each agent's in the seat the rule gives it
+    by_seat = []
+    for deal in range(5, 11):
+        game = Game(rules, seed=deal)
+        play_game(game, [HeuristicAgent()] * 3)
+        scores = game.scores()
+        by_seat.append((scores, game.winners(), [score_margin(scores, seat) for seat in range(3)]))
+    assert any(len(set(margins)) == 3 for _, _, margins in by_seat)  # the seat makes a difference
+    results = play_games([HeuristicAgent(), HeuristicAgent(), HeuristicAgent()], rules, n=6, seed=5)
+    seat_of = [[(agent - i) % 3 for agent in range(3)] for i in range(6)]  # order[seat] == agent
+    assert results.games == 6 and [game[0] for game in results.per_game] == list(range(5, 11))
+    for (_, outcomes, margins), (scores, winners, seat_margins), seats in zip(results.per_game, by_seat, seat_of):
+        assert list(margins) == [seat_margins[seat] for seat in seats]
+        assert list(outcomes) == ["L" if seat not in winners else "W" if len(winners) == 1 else "T" for seat in seats]
+    assert results.total_scores == [sum(scores[seats[a]] for (scores, _, _), seats in zip(by_seat, seat_of))
+                                    for a in range(3)]
+
+    # the tallies are the per-game records added up, agent by agent
+    results = play_games([RandomAgent(1), RandomAgent(2), RandomAgent(3)], rules, n=12, seed=5)
+    assert results.games == 12 and len(results.per_game) == 12
+    assert [game[0] for game in results.per_game] == list(range(5, 17))
+    assert results.wins == [sum(o[a] == "W" for _, o, _ in results.per_game) for a in range(3)]
+    assert results.shared_wins == [sum(o[a] == "T" for _, o, _ in results.per_game) for a in range(3)]
+    assert results.margins == [sum(m[a] for _, _, m in results.per_game) for a in range(3)]
+    # each game has one sole winner, or two or three sharing the win
+    assert all(o.count("W") == 1 and o.count("T") == 0 or o.count("W") == 0 and o.count("T") >= 2
+               for _, o, _ in results.per_game)
+    again = play_games([RandomAgent(1), RandomAgent(2), RandomAgent(3)], rules, n=12, seed=5)
     assert again == results
 
 
