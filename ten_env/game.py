@@ -407,6 +407,17 @@ class Game:
             raise KeyError(f"bust_kind {game.bust_kind!r}")
         game.final_buyers = [_whole(seat, "final_buyers", 0, last_seat) for seat in snap["final_buyers"]]
         game.history = []
+        # What each phase holds, as play leaves it: a bidding auction only in the auction phase (its
+        # winner's payment keeps it, with no bids left), a payment only in the pay phase, a bust
+        # only in the bust phase or its payment.
+        paying_for = game.pay_for[0] if game.pay_for else None
+        if bool(auction) != (game.phase == "auction" or paying_for == "auction") or \
+                (auction and (game.bids_left > 0) != (game.phase == "auction")):
+            raise KeyError(f"auction {auction!r} in the {game.phase} phase")
+        if bool(pay) != (game.phase == "pay"):
+            raise KeyError(f"payment {pay!r} in the {game.phase} phase")
+        if (game.bust_kind is not None) != (game.phase == "bust" or paying_for == "bust"):
+            raise KeyError(f"bust_kind {game.bust_kind!r} in the {game.phase} phase")
         return game
 
     def lazy_snapshot(self):

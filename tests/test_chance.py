@@ -8,6 +8,7 @@ A searching agent needs chance nodes: :meth:`Game.unseen` and
 
 import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -271,6 +272,30 @@ def test_from_snapshot_refuses_a_snapshot_that_does_not_hold_together(changes):
     game = _played(Rules(num_players=3), 4, 2, 20)
     with pytest.raises(ValueError, match="not a game snapshot"):
         Game.from_snapshot(_edited(game.snapshot(), **changes), shuffle_unseen=0)
+
+
+def test_from_snapshot_refuses_a_phase_without_what_it_holds_or_with_what_it_cannot():
+    """An auction, a payment and a bust each belong to their phases; a snapshot that puts them
+    elsewhere would be a game that cannot go on (an auction phase with no auction never ends)."""
+    by_phase = {}
+    for snap, _ in _snapshots_in_every_phase(Rules(num_players=3, payment="manual", bust_buy=True), games=8):
+        key = (snap["phase"], (snap["payment"] or {}).get("for"))
+        by_phase.setdefault(key, snap)
+    auction, paying = by_phase[("auction", None)], by_phase[("pay", "auction")]
+    draw, bust, paying_bust = by_phase[("draw", None)], by_phase[("bust", None)], by_phase[("pay", "bust")]
+    for snap, changes, message in [
+        (auction, {"auction": None}, "auction None in the auction phase"),
+        (auction, {"auction__bids_left": 0}, "in the auction phase"),  # bidding with nobody left to bid
+        (paying, {"auction__bids_left": 1}, "in the pay phase"),  # its winner pays while bids are open
+        (draw, {"auction": auction["auction"]}, "in the draw phase"),
+        (draw, {"payment": paying["payment"]}, "in the draw phase"),
+        (draw, {"bust_kind": "numbers"}, "bust_kind 'numbers' in the draw phase"),
+        (bust, {"bust_kind": None}, "bust_kind None in the bust phase"),
+        (paying_bust, {"bust_kind": None}, "bust_kind None in the pay phase"),
+    ]:
+        Game.from_snapshot(snap, shuffle_unseen=0)  # as play left it
+        with pytest.raises(ValueError, match=rf"^not a game snapshot \(KeyError: .*{re.escape(message)}"):
+            Game.from_snapshot(_edited(snap, **changes), shuffle_unseen=0)
 
 
 def test_from_snapshot_takes_numpy_whole_numbers_as_the_engine_does():
