@@ -417,6 +417,9 @@ class raw_env(AECEnv, EzPickle):
         self._accumulate_rewards()  # a stacked deck can end the game before anyone chooses
 
     def observe(self, agent: str) -> dict:
+        if agent not in self.possible_agents:
+            raise ValueError(f"observe: no agent {agent!r} at this table; its agents are "
+                             f"{', '.join(self.possible_agents)}")
         seat = self.possible_agents.index(agent)
         game = self.game
         try:

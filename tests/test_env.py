@@ -4,6 +4,7 @@ rewards, bad input."""
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -515,3 +516,13 @@ def test_the_action_count_gives_back_the_max_bid():
     for max_bid in MAX_BIDS:
         assert len(action_names(max_bid)) == num_actions(max_bid) == Game(Rules(max_bid=max_bid), seed=0).num_actions
         assert max_bid_for(num_actions(max_bid)) == max_bid
+
+
+@pytest.mark.parametrize("agent", ["player_9", "player_2", 0, None])
+def test_observe_names_the_agents_of_the_table(agent):
+    env = ten_env.env(num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=rf"^observe: no agent {re.escape(repr(agent))} at this table; its agents are "
+                                         r"player_0, player_1$"):
+        env.observe(agent)
+    assert env.observe("player_1")["action_mask"].shape == (132,)
