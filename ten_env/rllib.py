@@ -61,6 +61,8 @@ sees those seats. Train it with the masked module of :mod:`train.rllib_module` (
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from gymnasium import spaces
 
@@ -97,6 +99,8 @@ class TenMultiAgentEnv(MultiAgentEnv):
 
     def __init__(self, config: dict | None = None):
         super().__init__()
+        if config is not None and not isinstance(config, Mapping):
+            raise ValueError(f"config must be a dict of Rules fields and reward, start, render_mode, got {config!r}")
         config = dict(config or {})  # an EnvContext is a dict with worker attributes
         check_kwargs(config, extra=("reward", "start", "render_mode"))
         reward = check_reward(config.pop("reward", "win"))
@@ -155,6 +159,8 @@ class TenMultiAgentEnv(MultiAgentEnv):
         if game is None or self._ended:
             raise ValueError("step() needs a game in progress: call reset() first")
         agent = self.possible_agents[game.current_player]
+        if not isinstance(action_dict, Mapping):
+            raise ValueError(f"step() takes a dict {{agent: action}}, here {{{agent!r}: action}}, got {action_dict!r}")
         if set(action_dict) != {agent}:
             raise ValueError(f"step() takes an action for {agent} only (the seat to act), "
                              f"got actions for {sorted(action_dict)}")

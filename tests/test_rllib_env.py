@@ -2,6 +2,7 @@
 masked RLModule's masking (train.rllib_module). No Ray session: these run the env and the module
 directly. Training with Ray is in test_rllib_train.py."""
 
+import re
 import subprocess
 import sys
 
@@ -133,6 +134,8 @@ def test_set_jen_level_and_stacked_decks():
     ({"num_players": 7}, "num_players"),
     ({"reward": "points"}, "reward must be one of win, margin, outcome, got 'points'"),
     ({"jen_level": 5, "start": 1}, "start"),
+    ("abc", "^config must be a dict of Rules fields and reward, start, render_mode, got 'abc'$"),
+    (5, "^config must be a dict"),
 ])
 def test_bad_config_is_one_clear_error(config, message):
     with pytest.raises(ValueError, match=message):
@@ -155,6 +158,13 @@ def test_step_for_the_wrong_agent_is_refused():
     other = next(a for a in env.possible_agents if a not in obs)
     with pytest.raises(ValueError, match="only"):
         env.step({other: 0})
+    (agent,) = obs
+    before = env.game.clone()
+    for not_a_dict in (0, [0], None):
+        with pytest.raises(ValueError, match=rf"^step\(\) takes a dict {{agent: action}}, here {{'{agent}': action}}, "
+                                             rf"got {re.escape(repr(not_a_dict))}$"):
+            env.step(not_a_dict)
+    assert env.game == before
 
 
 def test_ten_env_never_imports_ray_and_a_missing_ray_is_one_line(tmp_path):
