@@ -168,16 +168,23 @@ SHIPPED = sorted((Path(__file__).resolve().parent.parent / "agents" / "pretraine
 
 @pytest.mark.parametrize("card_path", SHIPPED, ids=lambda p: p.stem)
 def test_every_shipped_model_has_a_true_card(card_path):
-    """Each shipped model loads by name without unpickling, and its card says how it was made and
-    how strong it is; the model agrees with the card."""
+    """Each shipped card ``X.json`` belongs to ``X.zip``: its ``sha256`` is the digest of that file's
+    bytes and its ``name`` is ``X``. The model loads by that name without unpickling, and what the
+    file holds matches the card: the observation (plain, or with the derived features), its size,
+    the action count and the policy arguments. The card says how the model was made (algorithm,
+    config, training steps and time, machine, how it was measured) and gives its ladder or results."""
+    import hashlib
     import json
 
     from agents import PolicyAgent
+    from agents.policy import shipped_models
     from agents.safe_load import policy_kwargs_from_data, read_data
 
     card = json.loads(card_path.read_text())
     zip_path = card_path.with_suffix(".zip")
     assert card["name"] == card_path.stem and zip_path.is_file()
+    assert card["sha256"] == hashlib.sha256(zip_path.read_bytes()).hexdigest()
+    assert shipped_models() == sorted(path.stem for path in SHIPPED)  # and no shipped model is without its card
     for key in ("algorithm", "config", "training_steps", "training_time", "machine", "measured_with"):
         assert card[key], key
     agent = PolicyAgent.pretrained(card["name"])
