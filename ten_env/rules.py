@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -105,6 +106,21 @@ class Rules:
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
+
+
+def as_rules(rules) -> Rules:
+    """``rules`` as a :class:`Rules`: a ``Rules``, a dict of its fields, or ``None`` (the defaults);
+    ``ValueError`` naming what is wrong otherwise."""
+    if rules is None:
+        return Rules()
+    if isinstance(rules, Mapping):
+        unknown = sorted(map(str, set(rules) - set(Rules.field_names())))
+        if unknown:
+            raise ValueError(f"unknown rules field(s) {', '.join(unknown)}; allowed: {', '.join(Rules.field_names())}")
+        return Rules(**rules)
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a ten_env.Rules or a dict of its fields, got {rules!r}")
+    return rules
 
 
 def auction_duplicates_only(jen_level: int | None) -> bool:

@@ -50,18 +50,19 @@ the env then has ``render_mode = None`` and ``render()`` returns ``None``.
 
 from __future__ import annotations
 
+import copy
 from typing import Callable, Sequence
 
 import gymnasium
 import numpy as np
 
 from . import observation as O
-from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_start, draw_start,
-                  final_rewards, spaces_for, with_jen_level)
 from .actions import as_action_id
+from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_seed, check_start,
+                  draw_start, final_rewards, spaces_for, with_jen_level)
 from .game import Game, stacked_deck
 from .render import render
-from .rules import JEN_LEVELS, Rules
+from .rules import JEN_LEVELS, Rules, as_rules
 
 Policy = Callable[[dict, dict], int]
 
@@ -100,15 +101,7 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, rules=None, opponents: Sequence = (), seat: int | None = None,
                  reward: str = "win", render_mode: str | None = None, illegal: str = "terminate",
                  start="random"):
-        if isinstance(rules, dict):
-            unknown = sorted(set(rules) - set(Rules.field_names()))
-            if unknown:
-                raise ValueError(f"unknown rules field(s) {', '.join(unknown)}; allowed: "
-                                 f"{', '.join(Rules.field_names())}")
-            rules = Rules(**rules)
-        self.rules = Rules() if rules is None else rules
-        if not isinstance(self.rules, Rules):
-            raise ValueError(f"rules must be a ten_env.Rules or a dict of its fields, got {rules!r}")
+        self.rules = as_rules(rules)
         seats = self.rules.num_agents
         if opponents is None or isinstance(opponents, (str, bytes)) or not hasattr(opponents, "__len__"):
             raise ValueError(f"opponents must be a list of policies, got {opponents!r}")
@@ -141,6 +134,11 @@ class SingleAgentEnv(gymnasium.Env):
         deck = check_reset_options(options)
         if deck is not None:
             stacked_deck(deck)  # a bad deck raises here, before anything changes
+        seed = check_seed(seed)  # Gymnasium's own check raises its Error, and takes True
+        # A stacked deck that ends the game before the learner's first choice is found only by
+        # dealing it; the generator then goes back to where it was, so the next reset deals as if
+        # this one had not been tried (and resets the opponents again, from that generator).
+        before = copy.deepcopy((self._np_random, self._np_random_seed)) if deck is not None else None
         super().reset(seed=seed)
         for agent in self.opponent_agents:
             if hasattr(agent, "reset"):  # e.g. to pick a new policy from a pool for this game
@@ -155,6 +153,7 @@ class SingleAgentEnv(gymnasium.Env):
             if not game.is_over:
                 break
             if deck is not None:
+                self._np_random, self._np_random_seed = before
                 raise ValueError(
                     "this stacked deck ends the game before the learning seat has a single choice; "
                     "a Gymnasium episode needs at least one step"

@@ -214,6 +214,15 @@ def test_unknown_reset_options_are_refused_and_change_nothing():
     with pytest.raises(ValueError, match="Q3"):
         env.reset(seed=1, options={"deck": ["B3", "Q3"]})
     assert env.game == before and env.np_random.bit_generator.state == rng_state
+    # a seed Gymnasium would refuse with its own Error (-1), or take (True)
+    for seed in (-1, True, 1.5, "x"):
+        with pytest.raises(ValueError, match=rf"^seed must be None or a non-negative integer, got {seed!r}$"):
+            env.reset(seed=seed)
+    assert env.game == before and env.np_random.bit_generator.state == rng_state
+    # a stacked deck found to end the game before the learner chooses, only once it is dealt
+    with pytest.raises(ValueError, match="this stacked deck ends the game before the learning seat has a single"):
+        env.reset(options={"deck": ["B3"]})
+    assert env.np_random.bit_generator.state == rng_state
     env.reset(seed=0, options={})  # Gymnasium's checker passes an empty dict
 
 
