@@ -23,9 +23,9 @@ from .base import Agent, hand_counts, observation_parts, snapshot_of, wealth
 
 class JenAgent(Agent):
     def __init__(self, level: int = 4):
-        if isinstance(level, bool) or level not in JEN_LEVELS:
-            raise ValueError(f"JEN's level must be an integer from 4 to 10, got {level!r}")
-        self.level = level
+        if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level not in JEN_LEVELS:
+            raise ValueError(f"JEN's level must be an integer from 4 to 10, got {level!r}")  # not 7.0
+        self.level = int(level)
         self.name = f"jen:{level}"
 
     def __repr__(self):

@@ -5,6 +5,7 @@ import random
 import numpy as np
 import pytest
 
+import ten_env
 from ten_env import Game, Rules, SoloEnv
 from ten_env import cards as C
 from ten_env import features as F
@@ -139,6 +140,10 @@ def test_the_wrapper_gives_an_env_the_derived_features():
     np.testing.assert_array_equal(obs, F.extend(plain_obs))
     with pytest.raises(ValueError, match="DerivedFeatures wraps an env with ten_env's observations"):
         F.DerivedFeatures(env)
+    for not_gymnasium, kind in (("x", "str"), (ten_env.env(), "OrderEnforcingWrapper")):  # the PettingZoo env
+        with pytest.raises(ValueError, match=rf"^DerivedFeatures wraps a Gymnasium env \(ten_env.SoloEnv, "
+                                             rf"SingleAgentEnv\), got a {kind}$"):
+            F.DerivedFeatures(not_gymnasium)
 
 
 def test_the_wrapper_keeps_the_mask_of_a_wrapper_in_between():

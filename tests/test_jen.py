@@ -5,6 +5,7 @@ so after each of the person's actions JEN's whole turn has already happened.
 """
 
 import random
+import re
 
 import pytest
 
@@ -360,3 +361,15 @@ def test_jen_is_never_asked_to_act():
             assert game.current_player == 0
             game.act(rng.choice(game.legal_actions()))
         assert all(forced for seat, _, forced in game.history if seat == 1)
+
+
+def test_jen_as_an_agent_takes_a_whole_level_from_4_to_10():
+    import numpy as np
+
+    from agents import JenAgent
+
+    assert (JenAgent(np.int64(7)).level, JenAgent(np.int64(7)).name) == (7, "jen:7")
+    assert type(JenAgent(np.int64(7)).level) is int
+    for bad in (7.0, True, 3, 11, "7", None):
+        with pytest.raises(ValueError, match=rf"^JEN's level must be an integer from 4 to 10, got {re.escape(repr(bad))}$"):
+            JenAgent(bad)
