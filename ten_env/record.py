@@ -49,10 +49,12 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
+
 from . import cards as C
 from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game, bust_by
 from .payment import BUST_TOKEN_VALUE
-from .rules import PLAYER_COUNTS, Rules, plays_as_engine_1
+from .rules import PLAYER_COUNTS, Rules, as_rules, plays_as_engine_1
 from .scoring import best_layout, hand_score, run_score
 
 FORMAT = "ten-record"
@@ -85,6 +87,9 @@ class Recorder:
     """
 
     def __init__(self, rules: Rules, names, seed: int | None = None, deck=None, start: int = 0):
+        rules = as_rules(rules)
+        if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+            raise ValueError(f"names must be a list of names, one per seat, got {names!r}")
         names = [str(n) for n in names]
         if rules.solitaire and len(names) == 1:
             names.append("JEN")
@@ -107,6 +112,12 @@ class Recorder:
         ``policy`` (``{"value": v, "probs": [[action name, p], ...]}``) is kept with
         this action's step: what the player's network thought of it.
         """
+        if policy:
+            plain = _as_json(policy)  # as the record will hold it
+            if not _is_policy(plain):
+                raise ValueError('policy must be {"value": a number, "probs": [[action name, probability], ...]}'
+                                 f" or None, got {policy!r}")
+            policy = plain
         before = len(self.game.history)
         self.game.act(action)
         return self._sync({before: policy} if policy else {})
@@ -558,6 +569,20 @@ def _check_seats(state: dict, seats: int, where: str) -> None:
     if len(players) != seats:
         raise ValueError(f"{where} shows {len(players)} player{'' if len(players) == 1 else 's'}, "
                          f"the record names {seats}")
+
+
+def _as_json(value):
+    """``value`` as JSON reads it back (NumPy's numbers as Python's, tuples as lists); ``None`` if it
+    is not JSON."""
+    def plain(x):
+        if isinstance(x, np.generic):
+            return x.item()
+        raise TypeError(f"{type(x).__name__} is not JSON")
+
+    try:
+        return json.loads(json.dumps(value, default=plain))
+    except (TypeError, ValueError):
+        return None
 
 
 def _is_policy(policy) -> bool:

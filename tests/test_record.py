@@ -729,3 +729,24 @@ def test_ten_record_s_players_error_speaks_of_seats_not_opponents(tmp_path, caps
     got = players if players.isdigit() else repr(players)
     assert f"ten record: error: argument --players: must be a whole number from 2 to 5, got {got}\n" in err
     assert "opponents" not in err and list(tmp_path.iterdir()) == []
+
+
+def test_a_recorder_refuses_names_rules_and_policies_it_cannot_keep():
+    with pytest.raises(ValueError, match="^names must be a list of names, one per seat, got 'ab'$"):
+        Recorder(Rules(), "ab")  # not the players "a" and "b"
+    with pytest.raises(ValueError, match="^rules must be a ten_env.Rules or a dict of its fields, got 5$"):
+        Recorder(5, ["a", "b"])
+    assert Recorder({"num_players": 3}, ["a", "b", "c"], seed=1).rules == Rules(num_players=3)
+    rec = Recorder(Rules(), ["a", "b"], seed=2)
+    move = rec.game.legal_actions()[0]
+    for bad in ("xyz", {"value": 1}, {"value": 0.5, "probs": [["draw"]]}, {"value": 0.5, "probs": [["draw", object()]]}):
+        before, steps = rec.game.clone(), json.dumps(rec.steps)  # the forced first draw's
+        with pytest.raises(ValueError, match=r'^policy must be \{"value": a number, "probs": \[\[action name, '):
+            rec.act(move, policy=bad)
+        assert rec.game == before and json.dumps(rec.steps) == steps
+    import numpy as np
+
+    rec.act(move, policy={"value": np.float32(0.5), "probs": (("draw", np.float64(0.25)),)})  # as a network gives them
+    written = next(step["policy"] for step in rec.steps if "policy" in step)
+    assert written == {"value": 0.5, "probs": [["draw", 0.25]]} and type(written["value"]) is float
+    check_record(json.loads(json.dumps(rec.to_dict())))  # and the record it makes reads back
