@@ -326,4 +326,8 @@ def test_max_decisions_bounds_real_games(name):
             pass
         longest = max(longest, len(game.history))
     assert longest <= bound
-    assert bound < 20 * longest  # a bound, not a guess a hundred times too high
+    # a bound, not a guess far too high. Measured on these 15 games a configuration (deck seeds
+    # 0-14, actions from random.Random(3)): bound / longest is 1.40-1.61 with automatic payment
+    # and 4.13-6.39 with manual payment, whose bound allows up to 9 payments a buy and max_bid
+    # a wildcard, which random play seldom makes; the factors leave a quarter's room above that
+    assert bound < (8 if rules.payment == "manual" else 2) * longest, (bound, longest)
