@@ -91,6 +91,8 @@ class PolicyAgent(Agent):
         vector, mask = observation_parts(observation, info)
         mask = mask.astype(bool)
         self._check_actions(mask.shape[-1])
+        if not mask.any():  # what observe() gives a seat whose turn it is not; the net would still pick one
+            raise ValueError(f"{self.name}: the action mask has no legal action")
         action, _ = self.model.predict(self._network_input(vector), action_masks=mask,
                                        deterministic=True)
         return int(action)

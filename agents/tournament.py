@@ -5,9 +5,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ten_env import Game, Rules
-from ten_env.game import score_margin
 from ten_env import observation as O
+from ten_env.game import score_margin
+from ten_env.rules import as_rules
 
 
 @dataclass
@@ -123,12 +126,25 @@ def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int
 
     ``agents`` has one agent per seat (``num_players`` of them), or exactly one in
     the solitaire game (it plays seat 0 against the engine's JEN; JEN's results
-    are then not tallied).
+    are then not tallied). ``rules``: a :class:`~ten_env.Rules`, a dict of its fields or
+    ``None`` (the defaults). ``n`` is at least 1; ``seed`` a non-negative integer.
     """
-    rules = Rules() if rules is None else rules
+    rules = as_rules(rules)
     seats = rules.num_agents
+    if isinstance(agents, (str, bytes)) or not hasattr(agents, "__len__"):
+        raise ValueError(f"play_games needs a list of {seats} agent(s), got {agents!r}")
     if len(agents) != seats:
         raise ValueError(f"play_games needs {seats} agent(s) for these rules, got {len(agents)}")
+    for i, agent in enumerate(agents):
+        if not (hasattr(agent, "act") or callable(agent)):
+            hint = f" (agents.make_agent({agent!r}) makes one by name)" if isinstance(agent, str) else ""
+            raise ValueError(f"play_games: agent {i} is {agent!r}, not an agent (something with act() or a "
+                             f"callable policy){hint}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"play_games: n must be a whole number of games, at least 1, got {n!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"play_games: seed must be a non-negative integer, got {seed!r}")
+    n, seed = int(n), int(seed)
     k = len(agents)
     results = Results(wins=[0] * k, shared_wins=[0] * k, total_scores=[0] * k, margins=[0] * k)
     clock = [[0, 0.0] for _ in range(k)]

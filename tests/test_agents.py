@@ -304,3 +304,41 @@ def test_an_agent_given_what_it_cannot_read_says_so_in_one_line():
             agent.act(observation, {})
         with pytest.raises(ValueError, match=r"needs 'observation' and 'action_mask'; got keys \['obs'\]"):
             agent.act({"obs": observation}, info)
+
+
+@pytest.mark.parametrize("call, message", [
+    (dict(n=-1), "^play_games: n must be a whole number of games, at least 1, got -1$"),
+    (dict(n=0), "n must be a whole number of games, at least 1, got 0"),  # it tallied nothing, silently
+    (dict(n=1.5), "n must be a whole number of games, at least 1, got 1.5"),
+    (dict(n=True), "n must be a whole number of games, at least 1, got True"),
+    (dict(seed=None), "^play_games: seed must be a non-negative integer, got None$"),
+    (dict(seed=-1), "seed must be a non-negative integer, got -1"),
+    (dict(seed=1.0), "seed must be a non-negative integer, got 1.0"),
+    (dict(rules={"players": 2}), "^unknown rules field\\(s\\) players; allowed: num_players, "),
+    (dict(rules=5), "^rules must be a ten_env.Rules or a dict of its fields, got 5$"),
+    (dict(agents=["random", "heuristic"]), r"^play_games: agent 0 is 'random', not an agent \(something with act\(\) "
+                                           r"or a callable policy\) \(agents.make_agent\('random'\) makes one by name\)$"),
+    (dict(agents=[RandomAgent(0), 5]), r"^play_games: agent 1 is 5, not an agent"),
+    (dict(agents="rh"), "^play_games needs a list of 2 agent\\(s\\), got 'rh'$"),
+    (dict(agents=[RandomAgent(0)]), "^play_games needs 2 agent\\(s\\) for these rules, got 1$"),
+])
+def test_play_games_refuses_what_it_cannot_play_in_one_line(call, message):
+    arguments = {"agents": [RandomAgent(0), RandomAgent(1)], "rules": Rules(), "n": 2, "seed": 0, **call}
+    with pytest.raises(ValueError, match=message):
+        play_games(**arguments)
+
+
+def test_play_games_takes_numpy_counts_and_a_dict_of_rules():
+    expected = play_games([RandomAgent(0), RandomAgent(1)], Rules(num_players=2), n=3, seed=2)
+    got = play_games([RandomAgent(0), RandomAgent(1)], {"num_players": 2}, n=np.int64(3), seed=np.int64(2))
+    assert got == expected and got.games == 3
+
+
+def test_a_network_refuses_a_mask_with_no_legal_action():
+    agent = make_agent("ppo-jen")
+    game = Game(Rules(jen_level=6), seed=1)
+    observation, info = O.agent_view(game, 0)
+    assert 0 <= agent.act(observation, info) < 132
+    observation["action_mask"] = np.zeros_like(observation["action_mask"])  # what observe() gives off turn
+    with pytest.raises(ValueError, match="^ppo-jen: the action mask has no legal action$"):
+        agent.act(observation, info)
