@@ -90,10 +90,29 @@ def play_game(game: Game, players: list, clock: list | None = None) -> None:
         game.act(action)
 
 
+#: How :func:`agent_seed` makes agents' seeds; a journal of ``ten eval``, ``ten league`` or
+#: ``ten distill`` records it, so that a run begun with other seeds is not finished with these.
+#: 1: ``deck seed + 1000003 * position`` (before 2026-11-29), which gave the only agent of a
+#: solitaire game its deck's own seed; 2: a hash of the two, below.
+AGENT_SEEDS = 2
+
+
+def agent_seed(deck_seed: int, position: int) -> int:
+    """The seed the agent at ``position`` in the list is reset with before the game dealt by
+    ``deck_seed``: a hash of the two (NumPy's ``SeedSequence``), not the deck seed itself, which
+    would let an agent deal itself the deck (``Game(rules, seed=...)``) and see its order.
+
+    No seeded benchmark can hide the deck from an agent bent on finding it (deck seeds are small
+    numbers, and trying them against the first cards drawn would find one); this keeps an honest
+    agent's own random numbers, such as a search's sampled decks, apart from the true order."""
+    return int(np.random.SeedSequence([deck_seed, position, 0x7E4]).generate_state(1)[0] >> 1)
+
+
 def seeded_games(agents: list, rules: Rules, n: int, seed: int, clock: list | None = None, play=None):
     """Play ``n`` games, yielding each finished one as ``(game, order)``: game ``i`` uses deck
     seed ``seed + i`` and seats rotated by ``i`` (``order[seat]`` is the index of the agent
-    in that seat); every agent is reset with a seed of its own before each game. ``clock``,
+    in that seat); every agent is reset with a seed of its own before each game
+    (:func:`agent_seed`). ``clock``,
     if given, holds ``[decisions, seconds]`` per agent and is added to (see :func:`play_game`).
 
     ``play``, if given, plays each game instead of :func:`play_game`: ``play(deck_seed,
@@ -107,7 +126,7 @@ def seeded_games(agents: list, rules: Rules, n: int, seed: int, clock: list | No
         order = [(j + i) % k for j in range(k)]
         for j, agent in enumerate(agents):
             if hasattr(agent, "reset"):
-                agent.reset(seed=seed + i + 1000003 * j)
+                agent.reset(seed=agent_seed(seed + i, j))
         if play is not None:
             yield play(seed + i, order), order
             continue

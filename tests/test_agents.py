@@ -342,3 +342,30 @@ def test_a_network_refuses_a_mask_with_no_legal_action():
     observation["action_mask"] = np.zeros_like(observation["action_mask"])  # what observe() gives off turn
     with pytest.raises(ValueError, match="^ppo-jen: the action mask has no legal action$"):
         agent.act(observation, info)
+
+
+def test_no_agent_is_reset_with_a_seed_that_deals_its_game():
+    """An agent's reset seed must not be its deck's: with it, ``Game(rules, seed=...)`` deals the
+    deck in its true order (the only agent of a solitaire game was given exactly that)."""
+    seen = []
+
+    class SeedReader(RandomAgent):
+        def __init__(self, position):
+            super().__init__(0)
+            self.position = position
+
+        def reset(self, seed=None):
+            seen.append((self.position, seed))
+            super().reset(seed)
+
+    for agents, rules in (([SeedReader(0)], Rules(jen_level=7)), ([SeedReader(j) for j in range(3)], Rules(num_players=3))):
+        seen.clear()
+        for i, (game, _) in enumerate(seeded_games(agents, rules, 4, 40)):
+            dealt = Game(rules, seed=40 + i)
+            for position, seed in seen[-len(agents):]:
+                assert seed != 40 + i and Game(rules, seed=seed).deck != dealt.deck
+        assert len(seen) == 4 * len(agents) and len({seed for _, seed in seen}) == len(seen)
+    first = list(seen)
+    seen.clear()
+    list(seeded_games([SeedReader(j) for j in range(3)], Rules(num_players=3), 4, 40))
+    assert seen == first  # the same seeds each time: runs replay

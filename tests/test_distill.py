@@ -15,6 +15,7 @@ from interrupt import interrupt_after
 
 from agents import PolicyAgent, play_games
 from agents.registry import make_agent
+from agents.tournament import agent_seed
 from ten_env import Game, Rules
 from ten_env import observation as O
 from ten_env.observation import agent_view
@@ -99,7 +100,7 @@ def test_rows_replay_the_games_move_by_move(generated):
     row = 0
     for level in LEVELS:
         for game_index in range(GAMES):
-            teacher.reset(seed=SEED + game_index)  # as seeded_games resets the agent in seat 0
+            teacher.reset(seed=agent_seed(SEED + game_index, 0))  # as seeded_games resets the agent in seat 0
             game = Game(Rules(jen_level=level), seed=SEED + game_index)
             first = row
             while not game.is_over:

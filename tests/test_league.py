@@ -218,6 +218,12 @@ def test_an_interrupted_league_resumes_to_the_report_of_an_unbroken_one(tmp_path
     journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     assert ten([*args, "--out", str(broken), "--resume"]) == 2
     assert "differs in: engine (the journal has none, given 2)" in capsys.readouterr().err
+    # and one begun when an agent's reset seed was its deck's seed (no "agent_seeds")
+    header = json.loads(lines[0])
+    assert header.pop("agent_seeds") == 2
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    assert ten([*args, "--out", str(broken), "--resume"]) == 2
+    assert "differs in: agent_seeds (the journal has none, given 2)" in capsys.readouterr().err
     journal.write_text(kept_text)
     # resumed on two worker processes: the rest is played, and the report is the unbroken league's
     assert ten([*args[:-2], "--jobs", "2", "--out", str(broken), "--resume"]) == 0

@@ -34,6 +34,7 @@ from typing import Callable, NamedTuple
 from agents import Results
 from agents.policy import PRETRAINED_DIR
 from agents.registry import network_of
+from agents.tournament import AGENT_SEEDS
 from ten_env.rules import ENGINE_VERSION, ends_as_engine_1
 
 from .options import is_whole
@@ -164,6 +165,7 @@ def with_rules_and_files(fields: dict, plan: dict) -> dict:
     fields = {**fields, **{key: value for key, value in rules.items() if key != "jen_level"}, "files": plan["files"]}
     if not ends_as_engine_1(rules):
         fields["engine"] = ENGINE_VERSION
+    fields["agent_seeds"] = AGENT_SEEDS
     return _plain(fields)
 
 
