@@ -44,6 +44,11 @@ class PolicyAgent(Agent):
         ``ValueError`` saying why.
         """
         path = Path(path)
+        try:
+            path.with_suffix(".zip").exists()
+        except (OSError, ValueError) as exc:  # a name too long, or with a NUL in it
+            raise ValueError(f"model file {str(path)!r} cannot name a file "
+                             f"({getattr(exc, 'strerror', None) or exc})") from None
         if not path.exists() and path.suffix != ".zip" and path.with_suffix(".zip").exists():
             path = path.with_suffix(".zip")
         if path.exists() and not path.is_file():

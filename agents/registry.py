@@ -53,18 +53,27 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
     kind = spec.partition(":")[0]
     if kind in ("search", "oracle"):
         return _search_agent(spec, kind, seed, trust)
-    if (PRETRAINED_DIR / f"{spec}.zip").is_file():
+    if _on_disk(PRETRAINED_DIR / f"{spec}.zip", Path.is_file):
         return PolicyAgent.pretrained(spec, trust=trust)
-    if Path(spec).is_dir():
+    if _on_disk(spec, Path.is_dir):
         from .rllib_policy import RLlibPolicyAgent, is_checkpoint  # Ray only for an RLlib checkpoint
 
         model = Path(spec) / "model.zip"
         if not is_checkpoint(Path(spec)) and model.is_file():  # the folder of a ten train run
             raise ValueError(f"{spec!r} is a training run's folder: give its model file, {str(model)!r}")
         return RLlibPolicyAgent(spec, trust=trust)
-    if spec.endswith(".zip") or Path(spec).exists():
+    if spec.endswith(".zip") or _on_disk(spec):
         return PolicyAgent(spec, trust=trust)
     raise ValueError(f"unknown agent {spec!r}; use {NAMES_HELP}")
+
+
+def _on_disk(path, check=Path.exists) -> bool:
+    """``check(Path(path))``, false for a name no file can have (too long, a NUL in it): such a
+    name is then refused as an unknown agent, not with the file system's error."""
+    try:
+        return check(Path(path))
+    except (OSError, ValueError):
+        return False
 
 
 def network_of(agent):
@@ -91,7 +100,7 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
         raise ValueError(f"agent {spec!r}: a part is empty; write {usage}")
 
     def is_option(part: str) -> bool:  # a model file's path may hold "=" too
-        return "=" in part and not Path(part).exists()
+        return "=" in part and not _on_disk(part)
 
     # A name is what a report records and compares agents by: one spelling for each agent.
     if any(part != part.strip() or (is_option(part) and " " in part) for part in parts):
@@ -119,7 +128,7 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
         raise not_an_option(part)
     for end in range(2, len(parts) + 1):  # a path that holds ':' (a Windows drive, a folder name) is cut by it
         path = ":".join(parts[:end])
-        if Path(path).exists():
+        if _on_disk(path):
             raise ValueError(f"agent {spec!r}: the model path {path!r} holds ':', which separates the parts of "
                              f"a {kind} name; copy or link the model to a path without one")
     if kind == "oracle" and options.get("chance", "sampled") != "sampled":

@@ -487,3 +487,9 @@ def test_numpy_seeds_seed_a_search_as_their_ints_do():
     for bad in (1.5, "abc", -1, True):
         with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
             SearchAgent(seed=bad)
+
+
+@pytest.mark.parametrize("spec", ["a" * 300, f"search:{'a' * 300}:4", "x\x00y", "search:x\x00y:3", f"{'b' * 300}.zip"])
+def test_a_name_no_file_can_have_is_an_unknown_agent(spec):
+    with pytest.raises(ValueError, match="unknown agent|cannot name a file \\(File name too long\\)$"):
+        make_agent(spec)
