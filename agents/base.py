@@ -50,8 +50,10 @@ def snapshot_of(info: dict | None) -> dict:
     return info["snapshot"]
 
 
-def observation_parts(observation, info: dict | None) -> tuple[np.ndarray, np.ndarray]:
-    """The observation vector and the action mask, from either environment's view.
+def observation_parts(observation, info: dict | None, agent: str = "an agent") -> tuple[np.ndarray, np.ndarray]:
+    """The observation vector and the action mask, from either environment's view, for ``agent``
+    (its name, in the errors) to choose a move from: a mask with no legal action is refused, as
+    ``observe()`` gives it to a seat whose turn it is not.
 
     ``observation`` is the PettingZoo env's dict (``"observation"``, ``"action_mask"``)
     or a Gymnasium view's vector, whose mask is ``info["action_mask"]``.
@@ -60,9 +62,15 @@ def observation_parts(observation, info: dict | None) -> tuple[np.ndarray, np.nd
         if "observation" not in observation or "action_mask" not in observation:
             raise ValueError(f"an observation dict needs 'observation' and 'action_mask'; got keys "
                              f"{sorted(map(str, observation))}")
-        return np.asarray(observation["observation"]), np.asarray(observation["action_mask"])
-    if isinstance(info, dict) and "action_mask" in info:
-        return np.asarray(observation), np.asarray(info["action_mask"])
+        parts = np.asarray(observation["observation"]), np.asarray(observation["action_mask"])
+    elif isinstance(info, dict) and "action_mask" in info:
+        parts = np.asarray(observation), np.asarray(info["action_mask"])
+    else:
+        parts = None
+    if parts is not None:
+        if not parts[1].any():
+            raise ValueError(f"{agent}: the action mask has no legal action (an agent acts on its own turn)")
+        return parts
     raise ValueError(f"an agent takes the PettingZoo env's observation dict, or a Gymnasium view's "
                      f"observation with info['action_mask']; got {type(observation).__name__} "
                      f"and info without 'action_mask'")

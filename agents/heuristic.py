@@ -57,7 +57,7 @@ class HeuristicAgent(Agent):
 
     def act(self, observation: dict, info: dict) -> int:
         snap = snapshot_of(info)
-        _, mask = observation_parts(observation, info)
+        _, mask = observation_parts(observation, info, self.name)
         seat = snap["current_player"]
         me = snap["players"][seat]
         hand = hand_counts(me)

@@ -52,7 +52,7 @@ class JenAgent(Agent):
 
     def act(self, observation: dict, info: dict) -> int:
         snapshot = snapshot_of(info)
-        _, mask = observation_parts(observation, info)
+        _, mask = observation_parts(observation, info, self.name)
         if snapshot["phase"] == "pay":
             return _pay_like_jen(snapshot)
         action = jen.decide(self.view(snapshot))

@@ -45,10 +45,9 @@ class PolicyAgent(Agent):
         """
         path = Path(path)
         try:
-            path.with_suffix(".zip").exists()
-        except (OSError, ValueError) as exc:  # a name too long, or with a NUL in it
-            raise ValueError(f"model file {str(path)!r} cannot name a file "
-                             f"({getattr(exc, 'strerror', None) or exc})") from None
+            path.exists()
+        except OSError as exc:  # a name longer than a file's may be
+            raise ValueError(f"model file {str(path)!r} cannot name a file ({exc.strerror})") from None
         if not path.exists() and path.suffix != ".zip" and path.with_suffix(".zip").exists():
             path = path.with_suffix(".zip")
         if path.exists() and not path.is_file():
@@ -93,11 +92,9 @@ class PolicyAgent(Agent):
         return f"PolicyAgent({str(self.path)!r})"
 
     def act(self, observation: dict, info: dict | None = None) -> int:
-        vector, mask = observation_parts(observation, info)
+        vector, mask = observation_parts(observation, info, self.name)
         mask = mask.astype(bool)
         self._check_actions(mask.shape[-1])
-        if not mask.any():  # what observe() gives a seat whose turn it is not; the net would still pick one
-            raise ValueError(f"{self.name}: the action mask has no legal action")
         action, _ = self.model.predict(self._network_input(vector), action_masks=mask,
                                        deterministic=True)
         return int(action)

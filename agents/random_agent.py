@@ -22,7 +22,5 @@ class RandomAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict, info: dict | None = None) -> int:
-        legal = np.flatnonzero(observation_parts(observation, info)[1])
-        if legal.size == 0:
-            raise ValueError("RandomAgent.act: the action mask has no legal action")
+        legal = np.flatnonzero(observation_parts(observation, info, self.name)[1])
         return int(self.rng.choice(legal))

@@ -127,7 +127,7 @@ class RLlibPolicyAgent(Agent):
         return f"RLlibPolicyAgent({str(self.path)!r})"
 
     def act(self, observation: dict, info: dict | None = None) -> int:
-        vector, mask = observation_parts(observation, info)
+        vector, mask = observation_parts(observation, info, self.name)
         if mask.shape != (self.action_space.n,):
             raise ValueError(f"model {self.name!r} has {self.action_space.n} actions but the game has "
                              f"{mask.shape[0]} (a different max_bid)")

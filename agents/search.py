@@ -55,6 +55,7 @@ and serves only to show how far any agent could get.
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from collections import Counter
 from typing import NamedTuple
@@ -82,9 +83,10 @@ from ten_env.scoring import hand_score
 from .base import Agent, observation_parts, snapshot_of
 
 DEFAULT_BUDGET = 100  # simulations per decision
-# A typo's guard, not a limit of the method: at 0.2-0.8 ms a simulation (with a network, with
-# rollouts), 100,000 is 20-80 s a decision, a solitaire game some 15-60 minutes; the budgets
-# measured went to 1,024.
+# A typo's guard, not a limit of the method: at about 0.4 ms a simulation with a network and
+# 2-2.5 ms with rollouts (the 2-core machine), 100,000 is 40 s to 4 minutes a decision, and a
+# solitaire game of 50-65 decisions takes half an hour to four hours; the budgets measured went
+# to 1,024.
 MAX_BUDGET = 100_000
 EXPLORATION = 0.7  # UCB's constant, for values in [-1, 1]
 BUST_ODDS = 0.3  # the rollout policy draws while the chance of busting is at most this
@@ -282,7 +284,7 @@ class SearchAgent(Agent):
             raise ValueError(f"chance must be one of {', '.join(CHANCE)}, got {chance!r}")
         if chance != "sampled" and self.sees_deck_order:
             raise ValueError(f"chance={chance!r} reorders the deck; the oracle plays the true order")
-        if isinstance(exploration, bool) or not isinstance(exploration, (int, float)) \
+        if isinstance(exploration, bool) or not isinstance(exploration, numbers.Real) \
                 or not 0 <= exploration < math.inf:
             raise ValueError(f"exploration must be a finite number at least 0, got {exploration!r}")
         if opponents is not None and (isinstance(opponents, (str, bytes)) or not hasattr(opponents, "__len__")
@@ -314,9 +316,7 @@ class SearchAgent(Agent):
 
     def search(self, observation: dict, info: dict) -> Decision:
         """Search from this view; the move it picks with the visits and value behind it."""
-        legal = np.flatnonzero(observation_parts(observation, info)[1])
-        if legal.size == 0:
-            raise ValueError(f"{self.name}: the action mask has no legal action")
+        legal = np.flatnonzero(observation_parts(observation, info, self.name)[1])
         if legal.size == 1:
             return Decision(int(legal[0]), [int(legal[0])], [0], 0.0)
         root_game = self._root_game(info)

@@ -334,13 +334,17 @@ def test_play_games_takes_numpy_counts_and_a_dict_of_rules():
     assert got == expected and got.games == 3
 
 
-def test_a_network_refuses_a_mask_with_no_legal_action():
-    agent = make_agent("ppo-jen")
+@pytest.mark.parametrize("spec", ["random", "heuristic", "jen:4", "ppo-jen", "search:4", "search:ppo-jen:4"])
+def test_every_agent_refuses_a_mask_with_no_legal_action(spec):
+    agent = make_agent(spec, seed=0)
     game = Game(Rules(jen_level=6), seed=1)
+    while len(game.legal_actions()) < 2:
+        game.act(game.legal_actions()[0])
     observation, info = O.agent_view(game, 0)
-    assert 0 <= agent.act(observation, info) < 132
+    assert agent.act(observation, info) in game.legal_actions()
     observation["action_mask"] = np.zeros_like(observation["action_mask"])  # what observe() gives off turn
-    with pytest.raises(ValueError, match="^ppo-jen: the action mask has no legal action$"):
+    with pytest.raises(ValueError, match=rf"^{spec}: the action mask has no legal action \(an agent acts on its "
+                                         r"own turn\)$"):
         agent.act(observation, info)
 
 

@@ -106,6 +106,20 @@ def test_checkpoint_then_ten_eval_needs_trust(jen_run, tmp_path, capsys, monkeyp
 
     with pytest.raises(ValueError, match="an RLlib checkpoint cannot guide a search"):
         make_agent(f"search:{run / 'checkpoint'}:8", trust=True)
+    # the checkpoint as an agent: it plays a legal move, and refuses a mask with none (it took the best of
+    # the masked logits)
+    import numpy as np
+
+    from ten_env import Game, Rules
+    from ten_env.observation import agent_view
+
+    agent = make_agent(str(run / "checkpoint"), trust=True)
+    game = Game(Rules(jen_level=4), seed=2)
+    observation, info = agent_view(game, 0)
+    assert agent.act(observation, info) in game.legal_actions()
+    observation["action_mask"] = np.zeros_like(observation["action_mask"])
+    with pytest.raises(ValueError, match=r": the action mask has no legal action \(an agent acts on its own turn\)$"):
+        agent.act(observation, info)
 
 
 def test_checkpoint_for_another_observation_size_is_refused(jen_run, tmp_path, capsys):
