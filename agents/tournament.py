@@ -92,7 +92,7 @@ def play_game(game: Game, players: list, clock: list | None = None) -> None:
 
 #: How :func:`agent_seed` makes agents' seeds; a journal of ``ten eval``, ``ten league`` or
 #: ``ten distill`` records it, so that a run begun with other seeds is not finished with these.
-#: 1: ``deck seed + 1000003 * position`` (before 2026-11-29), which gave the only agent of a
+#: 1: ``deck seed + 1000003 * position`` (to commit ed8c282), which gave the only agent of a
 #: solitaire game its deck's own seed; 2: a hash of the two, below.
 AGENT_SEEDS = 2
 

@@ -31,6 +31,10 @@ def test_reports_on_different_seeds_combine_into_the_report_of_one_run():
         for key in ("mean_score", "opponent_mean_score", "mean_margin"):
             assert got[key] == pytest.approx(want[key]), key
         assert got["seconds_per_decision"] > 0
+    # the seeding of the agents is kept: one, or every one the reports were made with
+    assert first["agent_seeds"] == combined["agent_seeds"] == 2
+    old = {key: value for key, value in second.items() if key != "agent_seeds"}  # made before the key was
+    assert compare.combine([first, old])[0]["agent_seeds"] == [1, 2]
 
 
 def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):

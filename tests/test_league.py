@@ -223,7 +223,9 @@ def test_an_interrupted_league_resumes_to_the_report_of_an_unbroken_one(tmp_path
     assert header.pop("agent_seeds") == 2
     journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     assert ten([*args, "--out", str(broken), "--resume"]) == 2
-    assert "differs in: agent_seeds (the journal has none, given 2)" in capsys.readouterr().err
+    assert "holds a league begun by code that seeded its agents otherwise (agents.tournament.AGENT_SEEDS 1, " \
+           "now 2): finish it with that code (commit ed8c282 or earlier), or start again with --overwrite" \
+           in capsys.readouterr().err
     journal.write_text(kept_text)
     # resumed on two worker processes: the rest is played, and the report is the unbroken league's
     assert ten([*args[:-2], "--jobs", "2", "--out", str(broken), "--resume"]) == 0

@@ -139,8 +139,13 @@ def _combined(group: list[dict]) -> dict:
         matchups.append(_merged_matchup([m for _, m in parts]))
     first = group[0]
     seeds = sorted(report.get("seed", 0) for report in group)
-    return {**first, "seed": seeds[0], "games": max(m["games"] for m in matchups), "matchups": matchups,
-            "rank": ladder_rank(matchups), "combined_from": len(group)}
+    combined = {**first, "seed": seeds[0], "games": max(m["games"] for m in matchups), "matchups": matchups,
+                "rank": ladder_rank(matchups), "combined_from": len(group)}
+    # Reports of agents seeded two ways are still fair samples of disjoint deals; no one commit
+    # replays them all, so the combined report names every seeding (a report without one: the first).
+    seedings = sorted({report.get("agent_seeds", 1) for report in group})
+    combined["agent_seeds"] = seedings[0] if len(seedings) == 1 else seedings
+    return combined
 
 
 def _merged_matchup(parts: list[dict]) -> dict:

@@ -176,7 +176,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.tournament import play_game, seeded_games
+from agents.tournament import AGENT_SEEDS, play_game, seeded_games
 from ten_env import Game, Rules
 from ten_env import features as F
 from ten_env import observation as O
@@ -401,7 +401,7 @@ def play_generation(plan: dict, progress: bool = False, journal: Journal | None 
     rules_used = {key: value for key, value in matchups[0][1].items() if key != "jen_level"}
     meta = {
         "format": FORMAT, "teacher": teacher, "player": plan["player"], "levels": levels,
-        "games_per_level": games, "seed": seed, "rules": rules_used, "wins_per_level": wins, "decisions": len(arrays["policy"]),
+        "games_per_level": games, "seed": seed, "agent_seeds": AGENT_SEEDS, "rules": rules_used, "wins_per_level": wins, "decisions": len(arrays["policy"]),
         "single_move_decisions": single_moves, "seconds": round(seconds, 1), "jobs": jobs,
         "ten_env_version": _version(),
     }

@@ -72,6 +72,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agents.registry import NAMES_HELP
+from agents.tournament import AGENT_SEEDS
 from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.rules import JEN_LEVELS, PLAYER_COUNTS
@@ -264,6 +265,7 @@ def _execute(plan: dict, progress: bool = False, journal: Journal | None = None)
         "num_players": plan["table_size"],
         "games": plan["games"],
         "seed": plan["seed"],
+        "agent_seeds": AGENT_SEEDS,  # how the agents were seeded (agents.tournament.agent_seed)
         "confidence": CONFIDENCE,
         "rules": dict(plan["rules"]),
         "matchups": entries,

@@ -145,6 +145,10 @@ def file_digests(agents, deck_file) -> dict:
     return digests
 
 
+#: The last commit of each former agent seeding (:data:`agents.tournament.AGENT_SEEDS`).
+SEEDING_COMMITS = {1: " (commit ed8c282 or earlier)"}
+
+
 def identity(plan: dict) -> dict:
     """What makes two evaluations the same one, each part by its name: the agent, the JEN levels
     or the opponents, games, seed, the rules (``max_bid`` ...), and the files they read."""
@@ -311,8 +315,14 @@ class Journal:
                              f"start again with --overwrite")
         damaged = ValueError(f"--resume: {str(path)!r} is damaged; start again with --overwrite")
         differ = _differences(header, identity)
+        article = "an" if what[0] in "aeiou" else "a"
+        seeding = header.get("agent_seeds", 1)  # journals before it seeded agents the first way
+        if seeding != identity.get("agent_seeds"):  # no option of today's code matches it
+            raise ValueError(f"--resume: {str(folder)!r} holds {article} {what} begun by code that seeded its "
+                             f"agents otherwise (agents.tournament.AGENT_SEEDS {seeding}, now "
+                             f"{identity.get('agent_seeds')}): finish it with that code"
+                             f"{SEEDING_COMMITS.get(seeding, '')}, or start again with --overwrite")
         if differ:
-            article = "an" if what[0] in "aeiou" else "a"
             raise ValueError(f"--resume: {str(folder)!r} holds {article} {what} with other settings "
                              f"(differs in: {'; '.join(differ)}); give {same}")
         try:

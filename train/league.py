@@ -56,7 +56,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.registry import NAMES_HELP, network_of
-from agents.tournament import seeded_games
+from agents.tournament import AGENT_SEEDS, seeded_games
 from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.rules import PLAYER_COUNTS
@@ -392,6 +392,7 @@ def execute(plan: dict, progress: bool = False, bootstrap: int = BOOTSTRAP, jour
         "num_players": plan["num_players"],
         "games_per_table": plan["games"],
         "seed": plan["seed"],
+        "agent_seeds": AGENT_SEEDS,  # how the agents were seeded (agents.tournament.agent_seed)
         "confidence": CONFIDENCE,
         "rules": dict(plan["rules"]),
         "schedule": f"every combination of {plan['num_players']} of the {k} agents, {len(tables)} tables; "
