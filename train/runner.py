@@ -15,7 +15,6 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Mapping
 from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import NamedTuple
@@ -23,7 +22,6 @@ from typing import NamedTuple
 from agents import Results, play_games
 from agents.registry import make_agent
 from agents.rllib_policy import TRUSTED_WARNING
-from ten_env import Rules
 
 
 def load_agent(spec: str, seed: int | None = None, trust: bool = False):
@@ -64,11 +62,8 @@ def seat_agents(specs: tuple, cache: dict, trust: bool = False) -> list:
 
 def play_chunk(chunk: Chunk, cache: dict) -> tuple[int, Results]:
     """``(matchup index, results)`` of the games of ``chunk``, with agents from ``cache``."""
-    rules = chunk.rules
-    if isinstance(rules, Mapping):
-        rules = Rules(**rules)
     agents = seat_agents(chunk.specs, cache, chunk.trust)
-    return chunk.index, play_games(agents, rules, n=chunk.games, seed=chunk.first_seed)
+    return chunk.index, play_games(agents, chunk.rules, n=chunk.games, seed=chunk.first_seed)
 
 
 _WORKER_CACHE: dict = {}
