@@ -18,7 +18,8 @@ class RandomAgent(Agent):
         self.rng = np.random.default_rng(check_seed(seed))
 
     def reset(self, seed: int | None = None) -> None:
-        if check_seed(seed) is not None:
+        seed = check_seed(seed)
+        if seed is not None:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict, info: dict | None = None) -> int:

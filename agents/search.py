@@ -306,8 +306,9 @@ class SearchAgent(Agent):
         return f"{type(self).__name__}(budget={self.budget}, model={getattr(self.model, 'name', None)!r}{chance})"
 
     def reset(self, seed: int | None = None) -> None:
-        if check_seed(seed) is not None:
-            self.rng = random.Random(int(seed))
+        seed = check_seed(seed)
+        if seed is not None:
+            self.rng = random.Random(seed)
 
     # ------------------------------------------------------------ acting
 

@@ -175,7 +175,8 @@ class DerivedFeatures(gymnasium.ObservationWrapper):
 
     def __init__(self, env: gymnasium.Env):
         if not isinstance(env, gymnasium.Env):
-            raise ValueError(f"DerivedFeatures wraps a Gymnasium env (ten_env.SoloEnv, SingleAgentEnv), got a {type(env).__name__}")
+            raise ValueError(f"DerivedFeatures wraps a Gymnasium env (ten_env.SoloEnv, SingleAgentEnv), "
+                             f"got a {type(env).__name__}")
         if getattr(env.observation_space, "shape", None) != (O.SIZE,):
             raise ValueError(f"DerivedFeatures wraps an env with ten_env's observations of {O.SIZE} floats, "
                              f"got observation space {env.observation_space}")

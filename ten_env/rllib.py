@@ -67,9 +67,9 @@ import numpy as np
 from gymnasium import spaces
 
 from . import observation as O
+from .actions import as_action_id
 from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed, check_start,
                   draw_start, final_rewards, spaces_for, with_jen_level)
-from .actions import as_action_id
 from .extras import install_hint
 from .game import Game, stacked_deck
 from .render import render
