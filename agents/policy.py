@@ -95,9 +95,13 @@ class PolicyAgent(Agent):
         vector, mask = observation_parts(observation, info, self.name)
         mask = mask.astype(bool)
         self._check_actions(mask.shape[-1])
-        action, _ = self.model.predict(self._network_input(vector), action_masks=mask,
-                                       deterministic=True)
-        return int(action)
+        if not _plain_maskable(getattr(self.model, "policy", self.model)):  # a custom policy: its own predict
+            action, _ = self.model.predict(self._network_input(vector), action_masks=mask, deterministic=True)
+            return int(action)
+        # predict(deterministic=True)'s move, the most probable, from the same numbers; without the
+        # torch distribution and the training-mode switch it builds each call (most of its time)
+        probs, _ = self._forward(np.asarray(vector)[None], mask[None], values=False)
+        return int(probs[0].argmax())
 
     def _check_actions(self, game_actions: int) -> None:
         """``ValueError`` unless the game has as many actions as the network (they fix ``max_bid``)."""
@@ -120,19 +124,22 @@ class PolicyAgent(Agent):
         ``observations``: shape (batch, observation size); ``masks``: (batch, actions), bool.
         The values are the network's estimate of the game's reward for the observing seat.
         """
+        masks = np.asarray(masks, dtype=bool)
+        self._check_actions(masks.shape[-1])
+        return self._forward(observations, masks, values=True)
+
+    def _forward(self, observations, masks: np.ndarray, values: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`evaluate`'s probabilities, and its values if asked for."""
         import torch
 
         policy = getattr(self.model, "policy", self.model)  # a trusted load gives the whole model
-        masks = np.asarray(masks, dtype=bool)
-        self._check_actions(masks.shape[-1])
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(self._network_input(observations), dtype=np.float32),
                                   device=policy.device)
             if not _plain_maskable(policy):  # a custom policy class: its own methods
                 distribution = policy.get_distribution(obs, action_masks=masks)
                 probs = distribution.distribution.probs.cpu().numpy()
-                values = policy.predict_values(obs).cpu().numpy()[:, 0]
-                return probs, values
+                return probs, policy.predict_values(obs).cpu().numpy()[:, 0] if values else None
             # What get_distribution and predict_values compute, the same operations in the
             # same order (so the same numbers), with the features taken once and no torch
             # distribution built: those took some 40% of a search's time in the network.
@@ -141,7 +148,7 @@ class PolicyAgent(Agent):
                 latent_pi, latent_vf = policy.mlp_extractor(features)
             else:
                 latent_pi = policy.mlp_extractor.forward_actor(features[0])
-                latent_vf = policy.mlp_extractor.forward_critic(features[1])
+                latent_vf = policy.mlp_extractor.forward_critic(features[1]) if values else None
             logits = policy.action_net(latent_pi)
             # sb3-contrib's MaskableCategorical normalises the logits, masks them, and
             # normalises them again (as torch's Categorical does), before the softmax
@@ -150,8 +157,7 @@ class PolicyAgent(Agent):
             logits = torch.where(mask, logits, torch.tensor(_MASKED_LOGIT, dtype=logits.dtype, device=logits.device))
             logits = logits - logits.logsumexp(dim=-1, keepdim=True)
             probs = torch.softmax(logits, dim=-1).cpu().numpy()
-            values = policy.value_net(latent_vf).cpu().numpy()[:, 0]
-        return probs, values
+            return probs, policy.value_net(latent_vf).cpu().numpy()[:, 0] if values else None
 
 
 def _plain_maskable(policy) -> bool:

@@ -11,7 +11,7 @@ import pytest
 
 from models import save_model_for_other_observations
 
-from agents import HeuristicAgent, JenAgent, RandomAgent, play_games
+from agents import HeuristicAgent, JenAgent, PolicyAgent, RandomAgent, play_games
 from agents.policy import PRETRAINED_DIR
 from agents.registry import make_agent
 from agents.tournament import play_game, seeded_games
@@ -373,3 +373,27 @@ def test_no_agent_is_reset_with_a_seed_that_deals_its_game():
     seen.clear()
     list(seeded_games([SeedReader(j) for j in range(3)], Rules(num_players=3), 4, 40))
     assert seen == first  # the same seeds each time: runs replay
+
+
+@pytest.mark.parametrize("name", ["ppo-jen", "ppo-jen-features", "ppo-4p"])
+def test_a_networks_move_is_sb3s_deterministic_prediction(name):
+    """``PolicyAgent.act`` computes the move itself, without SB3's ``predict`` and the distribution it
+    builds; it must be the move ``predict(deterministic=True)`` gives, in every state."""
+    import random
+
+    agent = PolicyAgent.pretrained(name)
+    rng = random.Random(0)
+    moves = 0
+    for rules in (Rules(jen_level=9, payment="manual"), Rules(num_players=4, bust_buy=True)):
+        for deal in range(2):
+            game = Game(rules, seed=deal)
+            while not game.is_over:
+                observation, info = O.agent_view(game, game.current_player)
+                if len(game.legal_actions()) > 1:
+                    predicted, _ = agent.model.predict(agent._network_input(observation["observation"]),
+                                                       action_masks=observation["action_mask"].astype(bool),
+                                                       deterministic=True)
+                    assert agent.act(observation, info) == int(predicted)
+                    moves += 1
+                game.act(rng.choice(game.legal_actions()))
+    assert moves > 200, moves
