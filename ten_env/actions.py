@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from . import cards as C
 
 DRAW, STOP_NUMBERS, STOP_CURRENCY, PASS = 0, 1, 2, 3
@@ -53,15 +55,25 @@ def max_bid_for(n_actions: int) -> int:
     return n_actions - BID_BASE - 1
 
 
+def is_index(value) -> bool:
+    """Whether ``value`` is a whole number that can index (an int, a NumPy integer or a 0-d integer
+    array), not a bool (Python's or NumPy's, each an integer to ``int``): an action id, a seat, a
+    card id, a count."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
 def as_action_id(action, n_actions: int) -> int | None:
     """``action`` as a plain int if it is an action id of an action space of ``n_actions``: an int,
     a NumPy integer or a 0-d integer array from 0 to ``n_actions - 1`` (what a policy or
     ``action_space.sample()`` gives); ``None`` for anything else (a bool, a float, a one-element
     array, an id out of range), which the envs refuse rather than read as a move."""
-    if isinstance(action, bool):  # an int to Python (NumPy's bool_ has no index)
+    if not is_index(action):
         return None
-    try:
-        action = operator.index(action)
-    except TypeError:
-        return None
+    action = operator.index(action)
     return action if 0 <= action < n_actions else None

@@ -43,6 +43,7 @@ from .actions import (
     STOP_CURRENCY,
     STOP_NUMBERS,
     action_names,
+    is_index,
     num_actions,
 )
 from .deck import load as load_deck
@@ -101,14 +102,14 @@ class Game:
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a ten_env.Rules, got {type(rules).__name__}")
-        if not _is_index(start) or operator.index(start) not in range(rules.num_players):
+        if not is_index(start) or operator.index(start) not in range(rules.num_players):
             raise ValueError(f"start must be a seat from 0 to {rules.num_players - 1}, got {start!r}")
         start = operator.index(start)
         if rules.solitaire and start != 0:
             raise ValueError(f"start must be 0 in the solitaire game (the person starts), got {start!r}")
         out_of_game = [0] * C.NUM_CARD_TYPES
         if deck is None:
-            if seed is not None and not _is_index(seed):
+            if seed is not None and not is_index(seed):
                 raise ValueError(f"seed must be an int or None, got {seed!r}")
             seed = None if seed is None else operator.index(seed)  # random.Random refuses NumPy's integers
             in_play, out_of_game = deck_for(rules)
@@ -178,7 +179,7 @@ class Game:
 
     def action_name(self, action: int) -> str:
         """The stable name of action id ``action`` (see :mod:`ten_env.actions`)."""
-        if not _is_index(action) or not 0 <= operator.index(action) < len(self._names):
+        if not is_index(action) or not 0 <= operator.index(action) < len(self._names):
             raise ValueError(f"action id must be an int from 0 to {len(self._names) - 1}, got {action!r}")
         return self._names[operator.index(action)]
 
@@ -500,7 +501,7 @@ class Game:
             if action not in self._ids:
                 raise self._refusal(f"unknown action {action!r} (actions are {self._action_grammar()})")
             action = self._ids[action]
-        elif _is_index(action):
+        elif is_index(action):
             action = operator.index(action)
             if not 0 <= action < len(self._names):
                 raise self._refusal(f"action id {action} is out of range (ids run from 0 to {len(self._names) - 1})")
@@ -520,7 +521,7 @@ class Game:
                 card = C.parse(next_card)
             except ValueError:
                 card = -1
-        elif _is_index(next_card):
+        elif is_index(next_card):
             card = operator.index(next_card)
         else:
             card = -1
@@ -900,30 +901,18 @@ def deck_for(rules: Rules) -> tuple[list[int], list[int]]:
     return in_play, [a - b for a, b in zip(spec.full(), in_play)]
 
 
-def _is_index(value) -> bool:
-    """Whether ``value`` is a whole number that can index (an int, a NumPy integer or 0-d integer
-    array), not a bool: an action id, a seat or a card id."""
-    if isinstance(value, bool):
-        return False
-    try:
-        operator.index(value)
-    except TypeError:
-        return False
-    return True
-
-
 def _rng(shuffle) -> random.Random:
     if isinstance(shuffle, random.Random):
         return shuffle
-    if shuffle is not None and not _is_index(shuffle):
+    if shuffle is not None and not is_index(shuffle):
         raise ValueError(f"shuffle_unseen must be an int seed, a random.Random or None, got {shuffle!r}")
     return random.Random(None if shuffle is None else operator.index(shuffle))
 
 
 def _whole(value, name: str, low: int, high: int | None = None) -> int:
-    """``value`` as an ``int`` if it is a whole number (:func:`_is_index`) from ``low`` to ``high``;
+    """``value`` as an ``int`` if it is a whole number (:func:`is_index`) from ``low`` to ``high``;
     a snapshot's field that is not says so."""
-    if _is_index(value) and low <= operator.index(value) and (high is None or operator.index(value) <= high):
+    if is_index(value) and low <= operator.index(value) and (high is None or operator.index(value) <= high):
         return operator.index(value)
     raise KeyError(f"{name} {value!r}")
 

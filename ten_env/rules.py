@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
+
+from .actions import is_index
 
 PLAYER_COUNTS = range(2, 6)
 JEN_LEVELS = range(4, 11)
@@ -135,21 +136,13 @@ def first_bidder(active_player: int, num_players: int) -> int:
     return (active_player + 1) % num_players
 
 
-def _whole(value) -> bool:
-    try:
-        operator.index(value)
-    except TypeError:
-        return False
-    return True
-
-
 def _check(value, kind, field, allowed, values=None):
     """``value`` as a plain ``kind`` (NumPy's integers and bools too, as a loop over ``np.arange``
     gives them), or ``ValueError`` naming the field and what is ``allowed``."""
     if kind is bool:
         ok = isinstance(value, (bool, np.bool_))
-    else:  # a whole number, one that can index (not 7.0); bool is one in Python, but a count given as True is not
-        ok = _whole(value) and not isinstance(value, (bool, np.bool_))
+    else:  # a whole number, one that can index (not 7.0); a count given as True is a mistake, not a 1
+        ok = is_index(value)
     if not ok or (values is not None and kind(value) not in values):
         raise ValueError(f"{field} must be {allowed}, got {value!r}")
     return kind(value)

@@ -57,7 +57,7 @@ import gymnasium
 import numpy as np
 
 from . import observation as O
-from .actions import as_action_id
+from .actions import as_action_id, is_index
 from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_seed, check_start,
                   draw_start, final_rewards, spaces_for, with_jen_level)
 from .game import Game, stacked_deck
@@ -113,7 +113,7 @@ class SingleAgentEnv(gymnasium.Env):
             )
         self.opponent_agents = list(opponents)
         self.opponents = [as_policy(o) for o in opponents]
-        if seat is not None and (as_action_id(seat, seats) is None):  # a whole number in range, not 1.0
+        if seat is not None and not (is_index(seat) and int(seat) in range(seats)):  # not 1.0
             raise ValueError(f"seat must be None or an integer from 0 to {seats - 1}, got {seat!r}")
         seat = None if seat is None else int(seat)
         check_reward(reward)
