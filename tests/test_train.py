@@ -616,7 +616,7 @@ def test_overwrite_never_deletes_a_folder_that_is_not_a_run(tmp_path):
 
 
 @pytest.mark.parametrize("name", [".", "..", "project", "{parent}"])
-def test_the_current_folder_or_one_holding_it_is_never_a_run_folder(tmp_path, monkeypatch, name):
+def test_the_current_folder_or_one_holding_it_is_never_a_new_run_folder(tmp_path, monkeypatch, name):
     """--overwrite empties a run's folder: given the current folder (or a parent), with a run in it,
     it deleted everything there, the person's own files too."""
     project = tmp_path / "project"
@@ -634,6 +634,16 @@ def test_the_current_folder_or_one_holding_it_is_never_a_run_folder(tmp_path, mo
             _run("quick", out, ["train.total_steps=64"], overwrite=overwrite)
     assert (project / "notes" / "precious.txt").read_text() == "kept"
     assert sorted(p.name for p in project.iterdir()) == ["config.yaml", "meta.json", "notes"]
+
+
+def test_a_run_resumes_from_inside_its_own_folder(tmp_path, monkeypatch):
+    """--resume only adds to a run's folder, so it may be the current folder (it was refused, with a
+    message about --overwrite)."""
+    _run("quick", tmp_path / "run", ["train.total_steps=64"])
+    monkeypatch.chdir(tmp_path / "run")
+    _run("quick", ".", ["train.total_steps=128"], resume=True)
+    state = json.loads((tmp_path / "run" / "checkpoints" / "state.json").read_text())
+    assert state["timesteps"] >= 128 and sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
 
 def test_verbose_says_when_the_curriculum_climbs(tmp_path, capsys):

@@ -292,7 +292,9 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
     """Check the output folder and return the run state to start from."""
     saved = out_dir / "config.yaml"
     here, where = Path.cwd().resolve(), out_dir.resolve()
-    if where == here or where in here.parents:
+    # --overwrite would empty it, and a new run's files would mix with the person's own; a run
+    # resumed from inside its folder only adds to it
+    if not resume and (where == here or where in here.parents):
         raise ValueError(f"output.dir {str(out_dir)!r} is the current folder or holds it: a run needs a folder of "
                          f"its own (--overwrite empties it), such as runs/my-run")
     fresh = {"timesteps": 0, "jen_level": getattr(config.opponents, "jen_level", None), "checkpoint": None}
