@@ -12,6 +12,7 @@ from scipy.stats import t as t_dist
 from train import compare
 from train import evaluate as E
 from train.cli import main
+from train.journal import code_digest
 
 
 def _ladder(agent, seed, games, levels=(4, 9)):
@@ -35,6 +36,11 @@ def test_reports_on_different_seeds_combine_into_the_report_of_one_run():
     assert first["agent_seeds"] == combined["agent_seeds"] == 2
     old = {key: value for key, value in second.items() if key != "agent_seeds"}  # made before the key was
     assert compare.combine([first, old])[0]["agent_seeds"] == [1, 2]
+    # and so is the code that played them (train.journal.code_digest), or every one
+    assert first["code"] == combined["code"] == code_digest()
+    assert compare.combine([first, {**second, "code": "0" * 16}])[0]["code"] == ["0" * 16, code_digest()]
+    before = {key: value for key, value in second.items() if key != "code"}  # made before the key was
+    assert "code" not in compare.combine([{**first, "code": None}, before])[0]
 
 
 def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):

@@ -958,10 +958,41 @@ def test_a_shipped_model_and_a_file_of_the_same_name_elsewhere_are_two_files(tmp
                                                                  f"run began)"]
 
 
+def test_the_code_digest_counts_code_not_comments_docstrings_or_layout(tmp_path):
+    from train.journal import code_digest, code_digests
+
+    package = tmp_path / "pkg"
+    (package / "data").mkdir(parents=True)
+    (package / "__pycache__").mkdir()
+    module, data = package / "rules.py", package / "data" / "deck.json"
+    module.write_text('"""The rules."""\n\ndef limit():\n    """Ten."""\n    return 10  # the bust limit\n')
+    data.write_text('{"cards": []}')
+    (package / "card.json").write_text("{}")  # a model's card: not code
+    (package / "__pycache__" / "rules.cpython-311.pyc").write_bytes(b"bytecode")
+    first = code_digests((package,))
+    assert sorted(first) == ["pkg/data/deck.json", "pkg/rules.py"]
+    module.write_text('"""The rules of TEN."""\n\n\ndef limit():\n    """The limit."""\n    return (10)  # ten\n')
+    (package / "card.json").write_text('{"edited": true}')
+    assert code_digests((package,)) == first
+    module.write_text('"""The rules."""\n\ndef limit():\n    """Ten."""\n    return 11\n')
+    assert code_digests((package,)) == {**first, "pkg/rules.py": code_digests((package,))["pkg/rules.py"]}
+    assert code_digests((package,))["pkg/rules.py"] != first["pkg/rules.py"]
+    module.write_text('"""The rules."""\n\ndef limit():\n    return 10\n')  # a docstring was its body
+    assert code_digests((package,)) == first
+    data.write_text('{"cards": [] }')  # a data file counts by its bytes
+    assert code_digests((package,))["pkg/data/deck.json"] != first["pkg/data/deck.json"]
+    # the installed code: every module of ten_env and agents, the bundled deck, no model file
+    installed = code_digests()
+    assert {"ten_env/game.py", "ten_env/data/deck.json", "agents/search.py"} <= set(installed)
+    assert all(name.endswith(".py") or name == "ten_env/data/deck.json" for name in installed)
+    assert code_digest() == code_digest(installed) != code_digest(first)
+
+
 def test_resume_refuses_a_model_or_deck_changed_since_the_run_began(tmp_path, capsys, monkeypatch):
     from importlib import resources
 
     from agents.policy import PRETRAINED_DIR
+    from train.journal import code_digest
 
     model, deck, out = tmp_path / "model.zip", tmp_path / "deck.json", tmp_path / "eval"
     model.write_bytes((PRETRAINED_DIR / "ppo-jen-v1.zip").read_bytes())
@@ -987,7 +1018,8 @@ def test_resume_refuses_a_model_or_deck_changed_since_the_run_began(tmp_path, ca
     monkeypatch.chdir(tmp_path / "decks")  # the same deck, named by another path: it resumes
     argv[argv.index(str(deck))] = "same.json"
     assert E.main(argv + ["--resume"]) == 0
-    assert json.loads((out / "report.json").read_text())["games"] == 4
+    report = json.loads((out / "report.json").read_text())
+    assert report["games"] == 4 and report["code"] == code_digest()
 
 
 def test_a_journal_removed_while_playing_is_an_error_not_a_new_file(tmp_path):

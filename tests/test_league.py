@@ -226,7 +226,20 @@ def test_an_interrupted_league_resumes_to_the_report_of_an_unbroken_one(tmp_path
     assert "holds a league begun by code that seeded its agents otherwise (agents.tournament.AGENT_SEEDS 1, " \
            "now 2): finish it with that code (commit ed8c282 or earlier), or start again with --overwrite" \
            in capsys.readouterr().err
-    journal.write_text(kept_text)
+    # and one begun by other code: the modules that changed are named
+    header = json.loads(lines[0])
+    header["code"]["agents/search.py"] = "0" * 16
+    del header["code"]["ten_env/jen.py"]
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    assert ten([*args, "--out", str(broken), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a league begun by other code (changed since: agents/search.py, " \
+        "ten_env/jen.py): the games still to play would not be played as those before; finish it with that " \
+        "code, or start again with --overwrite" in err
+    # one from before the code was kept goes on (nothing to check it by)
+    header = json.loads(lines[0])
+    del header["code"]
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     # resumed on two worker processes: the rest is played, and the report is the unbroken league's
     assert ten([*args[:-2], "--jobs", "2", "--out", str(broken), "--resume"]) == 0
     assert f"{kept} of 36 games already played" in capsys.readouterr().out

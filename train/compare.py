@@ -145,6 +145,11 @@ def _combined(group: list[dict]) -> dict:
     # replays them all, so the combined report names every seeding (a report without one: the first).
     seedings = sorted({report.get("agent_seeds", 1) for report in group})
     combined["agent_seeds"] = seedings[0] if len(seedings) == 1 else seedings
+    # So with the code that played them (train.journal.code_digest; none before it was kept).
+    codes = sorted({report.get("code") for report in group}, key=str)
+    combined.pop("code", None)
+    if codes != [None]:
+        combined["code"] = codes[0] if len(codes) == 1 else codes
     return combined
 
 

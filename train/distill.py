@@ -78,7 +78,8 @@ practice there are none), in the order of levels, then games, then moves:
   minus JEN's) / 20, clipped to [-1, 1]; the same for every decision of a game;
 - ``win`` (float32): 1.0 if the teacher (or the player) won the game, 0.0 if not (JEN wins ties);
 - ``meta``: a JSON string: ``format``, ``teacher``, ``player`` (``null``: the teacher played),
-  ``levels``, ``games_per_level``, ``seed``, ``rules``, ``wins_per_level``, ``decisions``,
+  ``levels``, ``games_per_level``, ``seed``, ``agent_seeds``, ``code`` (which code played the games:
+  ``train.journal.code_digest``), ``rules``, ``wins_per_level``, ``decisions``,
   ``single_move_decisions``, ``seconds``, ``jobs``, ``ten_env_version``.
 
 ``--width N`` first widens every hidden layer of the starting model's policy network to N
@@ -186,7 +187,7 @@ from ten_env.rules import JEN_LEVELS
 
 from .options import (add_jobs_argument, add_rules_arguments, at_least, check_max_bid, check_output, make_writable,
                       parse_levels, real_number, rules_from_args, span, whole_number)
-from .journal import JOURNAL, Codec, Journal, Resumable, file_digests, with_rules_and_files
+from .journal import JOURNAL, Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
 FORMAT = "ten-distill/1"
@@ -401,7 +402,7 @@ def play_generation(plan: dict, progress: bool = False, journal: Journal | None 
     rules_used = {key: value for key, value in matchups[0][1].items() if key != "jen_level"}
     meta = {
         "format": FORMAT, "teacher": teacher, "player": plan["player"], "levels": levels,
-        "games_per_level": games, "seed": seed, "agent_seeds": AGENT_SEEDS, "rules": rules_used, "wins_per_level": wins, "decisions": len(arrays["policy"]),
+        "games_per_level": games, "seed": seed, "agent_seeds": AGENT_SEEDS, "code": code_digest(), "rules": rules_used, "wins_per_level": wins, "decisions": len(arrays["policy"]),
         "single_move_decisions": single_moves, "seconds": round(seconds, 1), "jobs": jobs,
         "ten_env_version": _version(),
     }

@@ -81,7 +81,7 @@ from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, Parser, add_eva
                       check_max_bid, need_training_extra, parse_levels, parse_opponents, prepare_out_dir,
                       rules_from_args, run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
-from .journal import Journal, Resumable, file_digests, identity
+from .journal import Journal, Resumable, code_digest, file_digests, identity
 from .runner import chunks, default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
 
@@ -266,6 +266,7 @@ def _execute(plan: dict, progress: bool = False, journal: Journal | None = None)
         "games": plan["games"],
         "seed": plan["seed"],
         "agent_seeds": AGENT_SEEDS,  # how the agents were seeded (agents.tournament.agent_seed)
+        "code": code_digest(),  # which code played the games (train.journal.code_digests)
         "confidence": CONFIDENCE,
         "rules": dict(plan["rules"]),
         "matchups": entries,

@@ -4,7 +4,8 @@
 ``ten eval`` and ``ten league`` write ``progress.jsonl`` in their ``--out`` folder as they
 play (``ten distill generate -o DATA.npz`` in ``DATA.parts/``, beside its chunks' arrays): a
 first line that says which run this is (the agents, the levels or opponents or table size,
-the rules, the games, the first deck seed, the digests of the files it reads) and how its
+the rules, the games, the first deck seed, the digests of the files it reads and of the code
+that plays them) and how its
 games are cut into chunks, then one line per chunk played, with what that chunk gave (its
 tallies, its games' records, or the file of its arrays). When the report (the data) is saved the journal is
 removed. If the run stops first (Ctrl-C, a closed terminal, a machine taken back), the
@@ -21,6 +22,7 @@ games.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import sys
@@ -28,9 +30,12 @@ import time
 import zipfile
 from contextlib import contextmanager
 from dataclasses import asdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, NamedTuple
 
+import agents
+import ten_env
 from agents import Results
 from agents.policy import PRETRAINED_DIR
 from agents.registry import network_of
@@ -145,6 +150,51 @@ def file_digests(agents, deck_file) -> dict:
     return digests
 
 
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    """``tree`` with the docstring of its module, classes and functions removed (in place)."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def code_digests(roots: tuple[Path, ...] | None = None) -> dict:
+    """A digest of each source file of the code that decides games (the packages ``ten_env`` and
+    ``agents``, or the folders ``roots``), by its path under its package's parent: of a module its
+    syntax tree without docstrings, so that comments, docstrings and layout do not count; of a data
+    file (the bundled deck) its bytes. The networks an agent plays are digested apart
+    (:func:`file_digests`)."""
+    if roots is None:
+        return dict(_installed_code())
+    digests = {}
+    for root in roots:
+        root = Path(root)
+        for file in sorted(root.rglob("*")):
+            if not file.is_file() or (file.suffix != ".py" and file.parent.name != "data") or (
+                    "__pycache__" in file.parts):
+                continue  # a model's card or bytecode decides no game
+            data = file.read_bytes()
+            if file.suffix == ".py":
+                data = ast.dump(_without_docstrings(ast.parse(data, filename=str(file)))).encode()
+            digests[file.relative_to(root.parent).as_posix()] = hashlib.sha256(data).hexdigest()[:16]
+    return digests
+
+
+@lru_cache(maxsize=1)
+def _installed_code() -> tuple:
+    return tuple(code_digests((Path(ten_env.__file__).parent, Path(agents.__file__).parent)).items())
+
+
+def code_digest(digests: dict | None = None) -> str:
+    """One digest of :func:`code_digests` (of the installed code when ``None``), for a report to
+    say which code played its games."""
+    digests = code_digests() if digests is None else digests
+    return hashlib.sha256(json.dumps(digests, sort_keys=True).encode()).hexdigest()[:16]
+
+
 #: The last commit of each former agent seeding (:data:`agents.tournament.AGENT_SEEDS`).
 SEEDING_COMMITS = {1: " (commit ed8c282 or earlier)"}
 
@@ -164,12 +214,15 @@ def identity(plan: dict) -> dict:
 def with_rules_and_files(fields: dict, plan: dict) -> dict:
     """``fields`` and the rules of ``plan``'s matchups (but the JEN level) and the digests of its files;
     for games whose results the engine's version decides otherwise (:func:`ten_env.rules.ends_as_engine_1`),
-    the engine's version too, so that a run begun by another is not finished by this one."""
+    the engine's version too, so that a run begun by another is not finished by this one; how agents
+    are seeded, and the digests of the code that plays the games (:func:`code_digests`), for the same
+    reason."""
     rules = plan["matchups"][0][1]
     fields = {**fields, **{key: value for key, value in rules.items() if key != "jen_level"}, "files": plan["files"]}
     if not ends_as_engine_1(rules):
         fields["engine"] = ENGINE_VERSION
     fields["agent_seeds"] = AGENT_SEEDS
+    fields["code"] = code_digests()
     return _plain(fields)
 
 
@@ -189,7 +242,7 @@ def _differences(journal: dict, wanted: dict) -> list[str]:
     wanted = _same_deck(journal, wanted)
     said = []
     for key in dict.fromkeys([*journal, *wanted]):
-        if key in ("format", "chunks") or journal.get(key) == wanted.get(key):
+        if key in ("format", "chunks", "code") or journal.get(key) == wanted.get(key):
             continue
         if key == "files":
             new = wanted.get(key) or {}
@@ -322,6 +375,14 @@ class Journal:
                              f"agents otherwise (agents.tournament.AGENT_SEEDS {seeding}, now "
                              f"{identity.get('agent_seeds')}): finish it with that code"
                              f"{SEEDING_COMMITS.get(seeding, '')}, or start again with --overwrite")
+        code, now = header.get("code"), identity.get("code")  # journals before it did not keep it
+        if code is not None and not (isinstance(code, dict) and all(isinstance(v, str) for v in code.values())):
+            raise damaged
+        if code is not None and code != now:
+            changed = sorted(name for name in {*code, *now} if code.get(name) != now.get(name))
+            raise ValueError(f"--resume: {str(folder)!r} holds {article} {what} begun by other code (changed "
+                             f"since: {', '.join(changed)}): the games still to play would not be played as "
+                             f"those before; finish it with that code, or start again with --overwrite")
         if differ:
             raise ValueError(f"--resume: {str(folder)!r} holds {article} {what} with other settings "
                              f"(differs in: {'; '.join(differ)}); give {same}")

@@ -64,7 +64,7 @@ from ten_env.rules import PLAYER_COUNTS
 from .options import (Parser, add_jobs_argument, add_rules_arguments, add_trust_argument, at_least,
                       check_max_bid, is_whole, need_training_extra, prepare_out_dir, rules_from_args, run_command,
                       span, whole_number, within)
-from .journal import Codec, Journal, Resumable, file_digests, with_rules_and_files
+from .journal import Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 from .stats import CONFIDENCE, clustered_wilson_interval
@@ -393,6 +393,7 @@ def execute(plan: dict, progress: bool = False, bootstrap: int = BOOTSTRAP, jour
         "games_per_table": plan["games"],
         "seed": plan["seed"],
         "agent_seeds": AGENT_SEEDS,  # how the agents were seeded (agents.tournament.agent_seed)
+        "code": code_digest(),  # which code played the games (train.journal.code_digests)
         "confidence": CONFIDENCE,
         "rules": dict(plan["rules"]),
         "schedule": f"every combination of {plan['num_players']} of the {k} agents, {len(tables)} tables; "
