@@ -3,10 +3,18 @@
 with ``:chance=stratified`` after it (:class:`agents.SearchAgent`'s ``chance``),
 ``oracle[:<model>][:<budget>]`` (cheats), a pretrained model's name (``ppo-jen``), a
 model file path or an RLlib checkpoint folder (:mod:`agents.rllib_policy`, loaded only
-when trusted)."""
+when trusted), or your own code: ``<module>:<name>`` or ``<file.py>:<name>``
+(:func:`load_entry_point`)."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+import traceback
 from pathlib import Path
 
 from ten_env.env import check_seed
@@ -18,9 +26,15 @@ from .policy import PRETRAINED_DIR, PolicyAgent
 from .random_agent import RandomAgent
 from .search import CHANCE, DEFAULT_BUDGET, MAX_BUDGET, OracleAgent, SearchAgent
 
-NAMES_HELP = ("random, heuristic, jen:4 .. jen:10, search[:<model>][:<budget>][:chance=stratified], "
-              "oracle[:<model>][:<budget>] (cheats: sees the deck order), a pretrained model name, "
-              "a model .zip path, or an RLlib checkpoint folder (with --trust-model)")
+BUILT_IN_NAMES = ("random, heuristic, jen:4 .. jen:10, search[:<model>][:<budget>][:chance=stratified], "
+                  "oracle[:<model>][:<budget>] (cheats: sees the deck order), a pretrained model name, "
+                  "a model .zip path, an RLlib checkpoint folder (with --trust-model)")
+NAMES_HELP = f"{BUILT_IN_NAMES}, or your own agent as <module>:<name> or <file.py>:<name>"
+
+# ``mypackage.bots:Greedy`` (a module that Python can import, or one in the current folder) and
+# ``path/to/bots.py:Greedy``: the name after the colon may reach into the module (``Bots.greedy``).
+_MODULE_ENTRY = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
+_FILE_ENTRY = re.compile(r"(.+\.py):([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 
 
 # What a search's name may set after its model and budget (``search:ppo-jen:256:chance=stratified``):
@@ -64,7 +78,137 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
         return RLlibPolicyAgent(spec, trust=trust)
     if spec.endswith(".zip") or _on_disk(spec):
         return PolicyAgent(spec, trust=trust)
+    if _FILE_ENTRY.fullmatch(spec) or _MODULE_ENTRY.fullmatch(spec):
+        return load_entry_point(spec, seed)
     raise ValueError(f"unknown agent {spec!r}; use {NAMES_HELP}")
+
+
+def is_entry_point(spec) -> bool:
+    """Whether :func:`make_agent` reads ``spec`` as your own agent's ``<module>:<name>`` or
+    ``<file.py>:<name>`` (every other kind of name is tried first)."""
+    if not isinstance(spec, str):
+        return False
+    spec = spec.strip()
+    if spec.partition(":")[0] in ("jen", "search", "oracle") or spec.endswith(".zip") or _on_disk(spec):
+        return False
+    return bool(_FILE_ENTRY.fullmatch(spec) or _MODULE_ENTRY.fullmatch(spec))
+
+
+def load_entry_point(spec: str, seed: int | None = None):
+    """Your own agent, named ``<module>:<name>`` or ``<file.py>:<name>``, as Gymnasium names an
+    env's entry point. The module is imported as Python imports it, the current folder first (as
+    ``python -m`` would; so ``ten`` finds a ``bots.py`` beside you, and so does each worker of
+    ``ten eval --jobs``); a file is run as a script would be, its folder first on the path. This
+    runs that code, as importing it would: name only code you trust.
+
+    ``<name>`` is then a class (made with no arguments), a function that takes no arguments and
+    returns the agent, an agent (anything with ``act(observation, info)``), or a policy function
+    ``(observation, info) -> action`` itself. The agent sees what any agent sees (:mod:`agents.base`):
+    the PettingZoo observation dict and the info with its ``"snapshot"``; it is reset with a seed of
+    its own before each game if it has ``reset(seed=...)``, and with ``seed`` now if one is given.
+    ``ValueError`` in one line if the module, the file or the name cannot be found, or the code
+    raises while it is loaded (its error and the line it came from are named)."""
+    match = _FILE_ENTRY.fullmatch(spec)
+    if match and not Path(match[1]).is_file():
+        raise ValueError(f"agent {spec!r}: there is no file {match[1]!r} (your own agent is <module>:<name> "
+                         f"or <file.py>:<name>)")
+    if match:
+        file, attr = Path(match[1]).resolve(), match[2]
+        where = f"the file {match[1]!r}"
+        module_name = f"_ten_agent_{file.stem}_{hashlib.sha256(str(file).encode()).hexdigest()[:12]}"
+
+        def load():
+            module = sys.modules.get(module_name)
+            if module is None:
+                _put_first_on_path(str(file.parent))  # as a script: its neighbours can be imported
+                loader = importlib.util.spec_from_file_location(module_name, file)
+                module = importlib.util.module_from_spec(loader)
+                sys.modules[module_name] = module  # before running it, as import does (dataclasses, pickle)
+                try:
+                    loader.loader.exec_module(module)
+                except BaseException:
+                    del sys.modules[module_name]
+                    raise
+            return module
+    else:
+        module_name, attr = _MODULE_ENTRY.fullmatch(spec).groups()
+        where = f"the module {module_name!r}"
+
+        def load():
+            _put_first_on_path(str(Path.cwd()))
+            return importlib.import_module(module_name)
+
+    try:
+        module = load()
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name) and module_name[len(exc.name):][:1] in ("", "."):
+            raise ValueError(f"agent {spec!r}: no module {exc.name!r} can be imported from the current folder "
+                             f"or Python's path (your own agent is <module>:<name> or <file.py>:<name>; the "
+                             f"other names: {BUILT_IN_NAMES})") from None
+        raise ValueError(f"agent {spec!r}: importing {where} failed: {_said(exc)}") from None
+    except SyntaxError as exc:
+        raise ValueError(f"agent {spec!r}: {where} is not valid Python: {exc.msg} "
+                         f"({Path(exc.filename or '?').name}, line {exc.lineno})") from None
+    except Exception as exc:
+        raise ValueError(f"agent {spec!r}: importing {where} failed: {_said(exc)}") from None
+    target = module
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise ValueError(f"agent {spec!r}: {where} has no {attr!r}")
+        target = getattr(target, part)
+    agent = target
+    if inspect.isclass(target) or (callable(target) and not hasattr(target, "act") and _takes_no_arguments(target)):
+        try:
+            agent = target()
+        except Exception as exc:
+            raise ValueError(f"agent {spec!r}: making it with {attr}() failed: {_said(exc)}") from None
+    if not (hasattr(agent, "act") or callable(agent)):
+        raise ValueError(f"agent {spec!r}: {attr} gave {agent!r}, not an agent: give a class, a function that "
+                         f"returns an agent, an object with act(observation, info), or a policy function "
+                         f"(observation, info) -> action")
+    if seed is not None and hasattr(agent, "reset"):
+        agent.reset(seed=seed)
+    return agent
+
+
+def _put_first_on_path(folder: str) -> None:
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+
+
+def _takes_no_arguments(function) -> bool:
+    """Whether ``function`` can be called with no arguments (a factory), rather than being a
+    policy ``(observation, info)``."""
+    try:
+        inspect.signature(function).bind()
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (some built-ins): not a factory we can tell
+        return False
+    return True
+
+
+def _said(exc: BaseException) -> str:
+    """An error raised by the user's code, in one line: its type, message and where it came from."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})" if frames else ""
+    message = str(exc).strip().replace("\n", " ")
+    return f"{type(exc).__name__}{': ' + message if message else ''}{where}"
+
+
+def entry_point_file(spec: str) -> str | None:
+    """The file that defines the agent ``spec`` names, if it is your own (:func:`load_entry_point`)
+    and has been loaded; ``None`` otherwise. A journal keeps its digest, so that a run resumed
+    after the agent's code changed is refused."""
+    if not is_entry_point(spec):
+        return None
+    spec = spec.strip()
+    match = _FILE_ENTRY.fullmatch(spec)
+    if match:
+        return str(Path(match[1]).resolve()) if Path(match[1]).is_file() else None
+    match = _MODULE_ENTRY.fullmatch(spec)
+    module = sys.modules.get(match[1]) if match else None
+    return getattr(module, "__file__", None)
 
 
 def _on_disk(path, check=Path.exists) -> bool:

@@ -237,8 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluation = sub.add_parser(
         "eval", help="how strong an agent is: the JEN ladder or matchups",
-        description="Evaluate an agent (a model file, a pretrained name, random, heuristic, jen:N, search or "
-                    "oracle) against the JEN ladder or chosen opponents, with 95% Wilson intervals.")
+        description="Evaluate an agent (a model file, a pretrained name, random, heuristic, jen:N, search, "
+                    "oracle, or your own as <module>:<name> or <file.py>:<name>) against the JEN ladder or "
+                    "chosen opponents, with 95% Wilson intervals.")
     add_eval_arguments(evaluation)
     evaluation.set_defaults(run=_eval)
 

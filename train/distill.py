@@ -351,7 +351,7 @@ def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: in
     _check_teacher_agent(teacher, agents[0], max_bid)
     if player is not None:
         check_max_bid(agents[1], max_bid, f"player {player!r}: its model", "generate")
-    files = file_digests(agents, matchups[0][1]["deck_file"])  # what the generation read, for --resume
+    files = file_digests(agents, matchups[0][1]["deck_file"], specs)  # what the generation read, for --resume
     if jobs > 1:
         cache.clear()  # the workers load their own
     return {"teacher": teacher, "player": player, "levels": levels, "games": games, "seed": seed, "jobs": jobs,

@@ -235,7 +235,7 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
     seat_agents(matchups[0][0], cache, trust)
     for agent in cache.values():
         check_max_bid(agent, base["max_bid"])
-    files = file_digests(cache.values(), base["deck_file"])  # what an evaluation read, for --resume
+    files = file_digests(cache.values(), base["deck_file"], matchups[0][0])  # what it reads, for --resume
     if jobs > 1:
         cache.clear()  # the workers build their own; a model need not stay loaded here
     return {"agent": agent_spec, "mode": mode, "table_size": table_size, "games": games, "seed": seed,

@@ -38,7 +38,7 @@ import agents
 import ten_env
 from agents import Results
 from agents.policy import PRETRAINED_DIR
-from agents.registry import network_of
+from agents.registry import entry_point_file, network_of
 from agents.tournament import AGENT_SEEDS
 from ten_env.rules import ENGINE_VERSION, ends_as_engine_1
 
@@ -133,11 +133,13 @@ def _journal_files(files: dict, wanted: dict) -> dict:
     return renamed
 
 
-def file_digests(agents, deck_file) -> dict:
-    """The SHA-256 of each model file (or checkpoint folder) the ``agents`` play and of the deck
-    file, by path (:func:`_portable`): a model retrained in place, or an edited deck, is another
-    evaluation."""
+def file_digests(agents, deck_file, specs=()) -> dict:
+    """The SHA-256 of each model file (or checkpoint folder) the ``agents`` play, of the file that
+    defines each of the agents named ``specs`` that is your own code (``<module>:<name>``,
+    :func:`agents.registry.entry_point_file`), and of the deck file, by path (:func:`_portable`):
+    a model retrained in place, an agent's code edited, or an edited deck, is another evaluation."""
     paths = [getattr(network_of(agent), "path", None) for agent in agents] + [deck_file]
+    paths += [entry_point_file(spec) for spec in specs]
     digests = {}
     for path in sorted({str(path) for path in paths if path is not None}):
         root = Path(path)

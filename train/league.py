@@ -55,7 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.registry import NAMES_HELP, network_of
+from agents.registry import NAMES_HELP, is_entry_point, network_of
 from agents.tournament import AGENT_SEEDS, seeded_games
 from ten_env import Rules
 from ten_env.deck import load as load_deck
@@ -280,10 +280,13 @@ def _check_agents(agents, num_players) -> list[str]:
     return specs
 
 
-def _identity(agent) -> str:
+def _identity(agent, spec: str) -> str:
     """What an agent is, whatever name gave it (``jen:7`` and ``jen:07``; a model's file by its
     shipped name, a relative or an absolute path): a network by its file, a search by its budget
-    and options and its network's file."""
+    and options and its network's file; your own agent by its name (two of your classes may print
+    alike)."""
+    if is_entry_point(spec):
+        return f"your own {spec.strip()}"
     network = network_of(agent)
     path = getattr(network, "path", None)
     if path is None:
@@ -327,7 +330,7 @@ def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jo
             message = str(exc)
             raise ValueError(message if spec in message else f"agent {spec!r}: {message}") from None
         loaded.append(agent)
-        same = seen.setdefault(_identity(agent), spec)
+        same = seen.setdefault(_identity(agent, spec), spec)
         if same != spec:
             raise ValueError(f"agents {same!r} and {spec!r} are the same agent ({agent!r}): name each agent once")
         try:
@@ -338,7 +341,7 @@ def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jo
     tables = [(combo, rules_dict) for combo in itertools.combinations(specs, num_players)]
     return {"agents": specs, "num_players": num_players, "games": games, "seed": seed, "jobs": jobs,
             "rules": {"num_players": num_players, **base}, "tables": tables, "cache": cache, "trust": trust,
-            "files": file_digests(loaded, base["deck_file"])}  # what the league reads, for --resume
+            "files": file_digests(loaded, base["deck_file"], specs)}  # what the league reads, for --resume
 
 
 def execute(plan: dict, progress: bool = False, bootstrap: int = BOOTSTRAP, journal: Journal | None = None) -> dict:

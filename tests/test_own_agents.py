@@ -1,0 +1,213 @@
+"""Your own agent by name, ``<module>:<name>`` or ``<file.py>:<name>``: wherever agents are named
+(make_agent, ten eval on its worker processes, ten league, --resume), with one-line errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+
+from agents import play_games
+from agents.registry import entry_point_file, is_entry_point, make_agent
+from ten_env import Rules
+from train import evaluate as E
+from train import league as L
+from train import runner
+
+BOTS = '''
+"""A user's bots."""
+import numpy as np
+from agents.base import Agent, observation_parts
+
+
+class Lowest(Agent):
+    """The lowest legal action id; remembers its seeds."""
+
+    name = "lowest"
+
+    def __init__(self):
+        self.seeds = []
+
+    def reset(self, seed=None):
+        self.seeds.append(seed)
+
+    def act(self, observation, info):
+        return int(np.flatnonzero(observation_parts(observation, info)[1])[0])
+
+
+class Highest(Lowest):
+    def act(self, observation, info):
+        return int(np.flatnonzero(observation_parts(observation, info)[1])[-1])
+
+
+def highest(observation, info):  # a policy function
+    return int(np.flatnonzero(observation["action_mask"])[-1])
+
+
+def make():  # a factory
+    return Highest()
+
+
+ready = Lowest()  # an agent made already
+NOT_AN_AGENT = 7
+'''
+
+
+@pytest.fixture
+def bots(tmp_path, monkeypatch):
+    """``BOTS`` as a module in the current folder, under a name of this test's own (the module stays
+    imported), with sys.path as it was afterwards."""
+    name = f"bots_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(BOTS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield name
+    sys.modules.pop(name, None)
+
+
+def _moves(agent, n=2):
+    return play_games([agent], Rules(jen_level=5), n=n, seed=3)
+
+
+def test_a_module_in_the_current_folder_names_a_class_a_factory_an_agent_or_a_policy(bots):
+    lowest = make_agent(f"{bots}:Lowest", seed=11)
+    assert type(lowest).__name__ == "Lowest" and lowest.seeds == [11]  # made with no arguments, then reset
+    assert type(make_agent(f"{bots}:make")).__name__ == "Highest"  # a factory is called
+    assert make_agent(f"{bots}:ready") is sys.modules[bots].ready  # an agent is taken as it is
+    assert make_agent(f"{bots}:highest") is sys.modules[bots].highest  # so is a policy function
+    assert type(make_agent(f"{bots}:Highest.__base__")).__name__ == "Lowest"  # a dotted name reaches in
+    # each plays: the lowest and the highest legal action differ, and so do their games
+    results = [_moves(make_agent(f"{bots}:{name}")) for name in ("Lowest", "make", "highest")]
+    assert results[1].per_game == results[2].per_game != results[0].per_game
+    # reset before each game with a seed of its own, as every agent
+    played = make_agent(f"{bots}:Lowest")
+    _moves(played)
+    assert len(played.seeds) == 2 and None not in played.seeds
+    assert is_entry_point(f"{bots}:Lowest") and entry_point_file(f"{bots}:Lowest") == str(
+        sys.modules[bots].__file__)
+
+
+def test_a_file_anywhere_is_run_as_a_script_its_folder_first(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    helper = f"helper_{tmp_path.name.replace('-', '_')}"
+    (folder / f"{helper}.py").write_text("LAST = -1\n")
+    (folder / "mine.py").write_text(textwrap.dedent(f"""
+        import numpy as np
+        from {helper} import LAST  # a neighbour of the file
+
+
+        def policy(observation, info):
+            return int(np.flatnonzero(observation["action_mask"])[LAST])
+    """))
+    spec = f"{folder / 'mine.py'}:policy"
+    try:
+        agent = make_agent(spec)
+        assert agent(*_observation()) == _observation()[0]["action_mask"].nonzero()[0][-1]
+        assert make_agent(spec) is agent  # the file runs once
+        assert entry_point_file(spec) == str((folder / "mine.py").resolve())
+    finally:
+        sys.modules.pop(helper, None)
+
+
+def _observation():
+    import ten_env
+
+    env = ten_env.env(jen_level=5)
+    env.reset(seed=0)
+    observation, *_, info = env.last()
+    return observation, info
+
+
+@pytest.mark.parametrize("source, name, message", [
+    (None, "nosuchmodule_xyz:Bot", r"^agent 'nosuchmodule_xyz:Bot': no module 'nosuchmodule_xyz' can be imported "
+                                   r"from the current folder or Python's path \(your own agent is <module>:<name> or "
+                                   r"<file.py>:<name>; the other names: random, heuristic, .*\)$"),
+    (None, "missing.py:Bot", r"^agent 'missing.py:Bot': there is no file 'missing.py' \(your own agent is "
+                             r"<module>:<name> or <file.py>:<name>\)$"),
+    (BOTS, "{m}:Nope", r"^agent '{m}:Nope': the module '{m}' has no 'Nope'$"),
+    (BOTS, "{m}.py:Nope", r"^agent '{m}.py:Nope': the file '{m}.py' has no 'Nope'$"),
+    (BOTS, "{m}:NOT_AN_AGENT", r"^agent '{m}:NOT_AN_AGENT': NOT_AN_AGENT gave 7, not an agent: give a class, a "
+                               r"function that returns an agent, an object with act\(observation, info\), or a "
+                               r"policy function \(observation, info\) -> action$"),
+    ("def broken(:\n", "{m}:broken", r"^agent '{m}:broken': the module '{m}' is not valid Python: .* \({m}.py, "
+                                     r"line 1\)$"),
+    ("x = 1\nraise RuntimeError('no GPU here')\n", "{m}.py:x",
+     r"^agent '{m}.py:x': importing the file '{m}.py' failed: RuntimeError: no GPU here \({m}.py, line 2\)$"),
+    ("import nosuchdependency_xyz\n", "{m}:x", r"^agent '{m}:x': importing the module '{m}' failed: "
+                                              r"ModuleNotFoundError: No module named 'nosuchdependency_xyz' "
+                                              r"\({m}.py, line 1\)$"),
+    ("class Bot:\n    def __init__(self):\n        raise ValueError('needs a model file')\n", "{m}:Bot",
+     r"^agent '{m}:Bot': making it with Bot\(\) failed: ValueError: needs a model file \({m}.py, line 3\)$"),
+])
+def test_own_agents_that_cannot_be_made_are_one_line_errors(tmp_path, monkeypatch, capsys, source, name, message):
+    module = f"own_{tmp_path.name.replace('-', '_')}"
+    if source is not None:
+        (tmp_path / f"{module}.py").write_text(source)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    spec, pattern = name.format(m=module), message.replace("{m}", module)
+    try:
+        with pytest.raises(ValueError, match=pattern):
+            make_agent(spec)
+        if "importing" in message or "not valid Python" in message:  # a module that failed is not left half-made
+            assert not [loaded for loaded in sys.modules if module in loaded]
+        # and at the terminal: the same line, no traceback
+        assert E.main([spec, "--levels", "4", "--games", "2", "--jobs", "1", "--out", str(tmp_path / "o")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err and spec in err
+    finally:
+        for loaded in [loaded for loaded in sys.modules if module in loaded]:
+            del sys.modules[loaded]
+
+
+def test_ten_eval_plays_your_agent_on_its_workers_and_resume_sees_its_code_change(bots, tmp_path, capsys, monkeypatch):
+    one = E.evaluate(f"{bots}:Lowest", levels=[4, 6], games=4, seed=5, jobs=1)
+    two = E.evaluate(f"{bots}:Lowest", levels=[4, 6], games=4, seed=5, jobs=2)  # spawned: they import it too
+    assert [m["per_game"] for m in one["matchups"]] == [m["per_game"] for m in two["matchups"]]
+    assert one["agent"] == f"{bots}:Lowest"
+    # an evaluation stopped, then its agent's code edited: the resume is refused, naming the file
+    from interrupt import interrupt_after
+
+    out = tmp_path / "eval"
+    argv = [f"{bots}:Lowest", "--levels", "4", "--games", "4", "--jobs", "1", "--out", str(out)]
+    with monkeypatch.context() as patch:
+        interrupt_after(patch, runner, "play_chunk", 1)
+        assert E.main(argv) == 130
+    capsys.readouterr()
+    source = tmp_path / f"{bots}.py"
+    source.write_text(BOTS.replace("[0])", "[1 % len(np.flatnonzero(observation_parts(observation, info)[1]))])"))
+    assert E.main(argv + ["--resume"]) == 2
+    assert f"differs in: {str(source)!r} (its contents changed since the run began)" in capsys.readouterr().err
+    source.write_text(BOTS)
+    assert E.main(argv + ["--resume"]) == 0
+    assert json.loads((out / "report.json").read_text())["games"] == 4
+
+
+def test_a_league_tells_your_agents_apart_by_name(bots, tmp_path):
+    # a Lowest made by the league and the one the module made print alike (Agent's repr is the class's
+    # name and "()"): two agents, as their names say, not "the same agent"
+    plan = L.prepare([f"{bots}:Lowest", f"{bots}:ready", "random"], num_players=2, games=2, seed=0, jobs=1)
+    assert plan["agents"] == [f"{bots}:Lowest", f"{bots}:ready", "random"]
+    with pytest.raises(ValueError, match="name each agent once"):  # one name twice is still refused
+        L.prepare([f"{bots}:Lowest", f" {bots}:Lowest", "random"], num_players=2, games=2, seed=0, jobs=1)
+
+
+def test_the_readmes_own_agent_is_benchmarked_as_written(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    block = readme.split("**Your own agent**", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert block.startswith("# bots.py\n")
+    module = f"bots_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{module}.py").write_text(block)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    try:
+        report = E.evaluate(f"{module}:Greedy", levels=[4], games=2, jobs=1)
+        assert report["agent"] == f"{module}:Greedy" and report["matchups"][0]["games"] == 2
+    finally:
+        sys.modules.pop(module, None)
