@@ -211,3 +211,22 @@ def test_the_readmes_own_agent_is_benchmarked_as_written(tmp_path, monkeypatch):
         assert report["agent"] == f"{module}:Greedy" and report["matchups"][0]["games"] == 2
     finally:
         sys.modules.pop(module, None)
+
+
+def test_evaluate_takes_an_agent_object_and_plays_it_here():
+    from agents import HeuristicAgent
+
+    by_name = E.evaluate("heuristic", levels=[4, 9], games=4, seed=2, jobs=1)
+    given = E.evaluate(HeuristicAgent(), levels=[4, 9], games=4, seed=2)  # jobs defaults to 1 for an object
+    assert given["agent"] == "heuristic"  # its name
+    assert [m["per_game"] for m in given["matchups"]] == [m["per_game"] for m in by_name["matchups"]]
+
+    def last_legal(observation, info):
+        return int(observation["action_mask"].nonzero()[0][-1])
+
+    assert E.evaluate(last_legal, opponents=["random"], games=2, jobs=1)["agent"] == "last_legal"
+    with pytest.raises(ValueError, match=r"^an agent given as an object plays in this process: jobs must be 1, "
+                                         r"got 2 \(name it as <module>:<name> for worker processes to load it\)$"):
+        E.evaluate(HeuristicAgent(), levels=[4], games=2, jobs=2)
+    with pytest.raises(ValueError, match=r"^agent must be a non-empty name or an agent"):
+        E.evaluate(7, levels=[4], games=2)

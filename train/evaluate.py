@@ -109,14 +109,17 @@ def check_rules(rules) -> dict:
     return dict(rules)
 
 
-def evaluate(agent_spec: str, *, levels=None, opponents=None, num_players: int | None = None,
+def evaluate(agent_spec, *, levels=None, opponents=None, num_players: int | None = None,
              games: int = 200, seed: int = 0, jobs: int | None = None, progress: bool = False,
              rules: dict | None = None, trust: bool = False) -> dict:
     """Play the agent ``agent_spec`` through the JEN ladder or against opponents; a JSON-ready report.
 
     Args:
         agent_spec: as :func:`agents.registry.make_agent` takes it (``heuristic``,
-            ``jen:7``, a pretrained name, a model ``.zip`` path, ...).
+            ``jen:7``, a pretrained name, a model ``.zip`` path, your own ``bots:Greedy``,
+            ...), or an agent itself (anything with ``act(observation, info)``, or a policy
+            function), which plays in this process (``jobs`` 1, its default then) and is
+            named in the report by its ``name`` (else its class's).
         levels: JEN levels 4-10 (ints, or a string such as ``"4-10"``): the ladder,
             ``games`` solitaire games per level.
         opponents: agent specs for a normal game of ``1 + len(opponents)`` players.
@@ -171,8 +174,17 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
     Nothing is played: the command line calls this first, so that bad input fails
     before the output folder is made.
     """
+    given = None  # an agent object, played as it is
+    if not isinstance(agent_spec, str) and (hasattr(agent_spec, "act") or callable(agent_spec)):
+        given = agent_spec
+        if jobs not in (None, 1):
+            raise ValueError(f"an agent given as an object plays in this process: jobs must be 1, got {jobs!r} "
+                             f"(name it as <module>:<name> for worker processes to load it)")
+        jobs = 1
+        agent_spec = str(getattr(given, "name", None) or getattr(given, "__name__", None) or type(given).__name__)
     if not isinstance(agent_spec, str) or not agent_spec.strip():
-        raise ValueError(f"agent must be a non-empty name; use {NAMES_HELP}")
+        raise ValueError(f"agent must be a non-empty name or an agent (something with act(observation, info)); "
+                         f"use {NAMES_HELP}")
     agent_spec = agent_spec.strip()
     if levels is not None and opponents is not None:
         raise ValueError("give levels (the JEN ladder) or opponents (a normal game), not both")
@@ -231,7 +243,7 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
     matchups = [(specs, {**base, "num_players": table_size, "jen_level": level}) for specs, level in tables]
 
     # Check every name here, with a clear message, before any worker starts.
-    cache: dict = {}
+    cache: dict = {} if given is None else {(0, agent_spec, trust): given}
     seat_agents(matchups[0][0], cache, trust)
     for agent in cache.values():
         check_max_bid(agent, base["max_bid"])
