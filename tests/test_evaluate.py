@@ -1061,3 +1061,37 @@ def test_resume_with_every_chunk_played_saves_the_report(tmp_path, capsys, monke
     assert not played and "20 of 20 games already played" in capsys.readouterr().out
     assert [m["games"] for m in json.loads((out / "report.json").read_text())["matchups"]] == [10, 10]
     assert not (out / "progress.jsonl").exists()
+
+
+def test_sigterm_stops_an_evaluation_and_its_workers_keeping_its_games(tmp_path):
+    """A kill of ten eval left its two worker processes running, orphaned, until killed by hand."""
+    import signal
+
+    out = tmp_path / "eval"
+    run = subprocess.Popen([sys.executable, "-m", "train.cli", "eval", "heuristic", "--levels", "4-10", "--games",
+                            "600", "--jobs", "2", "--out", str(out)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    journal, deadline = out / "progress.jsonl", time.monotonic() + 120
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 3):
+        time.sleep(0.2)  # two chunks played
+    run.send_signal(signal.SIGTERM)
+    try:
+        run.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # the workers end with it (its session holds nothing more)
+            try:
+                os.killpg(run.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("worker processes outlived the evaluation")
+    finally:
+        try:
+            os.killpg(run.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    err = run.stderr.read()
+    assert run.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "ten: stopped by SIGTERM"
+    assert "--resume to go on" in err and journal.read_text().count("\n") >= 3

@@ -545,6 +545,86 @@ def test_ctrl_c_saves_the_run_even_when_the_env_workers_are_gone(tmp_path, monke
     assert json.loads((out / "checkpoints" / "state.json").read_text())["timesteps"] == 0
 
 
+def test_a_run_stopped_mid_rollout_keeps_only_the_steps_it_trained_on(tmp_path, monkeypatch, capsys):
+    """SB3 counts a rollout's steps as they are played: a checkpoint taken in the middle of one
+    counted steps never trained on, and the resumed run, its rollouts out of step, trained past its
+    budget (and its card said so). Rollouts here are 2 envs x 64 steps = 128."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    out, real, calls = tmp_path / "run", DummyVecEnv.step_wait, []
+
+    def step_wait(self):
+        calls.append(1)
+        if len(calls) == 100:  # 200 steps: 72 into the second rollout
+            raise KeyboardInterrupt
+        return real(self)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(DummyVecEnv, "step_wait", step_wait)
+        with pytest.raises(KeyboardInterrupt):
+            _run("quick", out, ["train.total_steps=512", "train.checkpoint_every=10000"])
+    assert f"the run is kept in {str(out)!r} at 128 steps trained: run the same command with --resume" \
+        in capsys.readouterr().err
+    state = json.loads((out / "checkpoints" / "state.json").read_text())
+    assert state["timesteps"] == 128 and state["checkpoint"] == "step_0000000128.zip"
+    _run("quick", out, ["train.total_steps=512", "train.checkpoint_every=10000"], resume=True)
+    # 128 + three rollouts, as an unbroken run
+    assert json.loads((out / "checkpoints" / "state.json").read_text())["timesteps"] == 512
+    assert json.loads((out / "model.json").read_text())["training_steps"] == 512
+    # and the periodic checkpoints, taken between rollouts, count whole ones
+    _run("quick", tmp_path / "periodic", ["train.total_steps=512", "train.checkpoint_every=200"])
+    assert sorted(p.name for p in (tmp_path / "periodic" / "checkpoints").glob("step_*.zip"))[:2] == [
+        "step_0000000256.zip", "step_0000000512.zip"]
+
+
+def test_a_file_the_run_cannot_write_stops_it_in_one_line(tmp_path, monkeypatch):
+    import errno
+
+    from sb3_contrib import MaskablePPO
+
+    from train.options import RunStopped
+
+    out, real = tmp_path / "run", MaskablePPO.save
+
+    def save(self, path, *args, **kwargs):
+        if Path(path).name == "model.zip":  # the disk fills up after the last checkpoint
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(MaskablePPO, "save", save)
+    with pytest.raises(RunStopped, match=rf"^cannot write the model {re.escape(repr(str(out / 'model.zip')))}: No "
+                                         r"space left on device; the checkpoint at 256 steps is kept: make room, "
+                                         r"then --resume$"):
+        _run("quick", out, ["train.total_steps=256"])
+    monkeypatch.setattr(MaskablePPO, "save", real)
+    _run("quick", out, ["train.total_steps=256"], resume=True)
+    assert json.loads((out / "model.json").read_text())["training_steps"] == 256
+
+
+def test_sigterm_stops_a_training_run_as_ctrl_c_does(tmp_path):
+    """A kill (a scheduler taking the machine back) kept nothing: no checkpoint, no message."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    run = subprocess.Popen([sys.executable, "-m", "train.cli", "train", str(CONFIGS / "quick.yaml"), "--no-progress",
+                            *(f"--set={item}" for item in [*TINY, "train.total_steps=10000000",
+                                                           "train.checkpoint_every=10000000", f"output.dir={out}"])],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (out / "tb").exists() and time.monotonic() < deadline:  # training has begun
+        time.sleep(0.2)
+    time.sleep(3)
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "ten: stopped by SIGTERM"
+    state = json.loads((out / "checkpoints" / "state.json").read_text())
+    assert state["timesteps"] > 0 and state["timesteps"] % 128 == 0 and f"at {state['timesteps']:,} steps" in err
+    assert os.path.getsize(out / "checkpoints" / state["checkpoint"]) > 0
+
+
 def test_seeded_runs_are_reproducible(tmp_path):
     params = []
     for name in ("a", "b"):

@@ -16,6 +16,7 @@ import argparse
 import math
 import os
 import re
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -26,7 +27,7 @@ from ten_env.actions import max_bid_for, num_actions
 from ten_env.extras import install_hint
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PAYMENTS, PLAYER_COUNTS
 
-from .runner import interrupted_once
+from .runner import Stopped, interrupted_once, stopped_by_signals
 
 
 class Parser(argparse.ArgumentParser):
@@ -384,10 +385,11 @@ def run_command(prog: str, run, args) -> int:
     A ``ValueError`` is a mistake in the input: ``PROG: error: MESSAGE`` on stderr, status 2.
     A :class:`RunStopped`: the same line, status 1.
     Ctrl-C: status 130, a second press while the first is handled ignored
-    (:func:`train.runner.interrupted_once`). A reader that stops reading (``ten eval ... |
+    (:func:`train.runner.interrupted_once`); SIGTERM or SIGHUP is handled as Ctrl-C is (the run
+    keeps what it has done), status 143 or 129 (:func:`train.runner.stopped_by_signals`). A reader that stops reading (``ten eval ... |
     head``): status 1, quietly.
     """
-    with interrupted_once():  # and the second of two presses lands in the handling below
+    with interrupted_once(), stopped_by_signals():  # and the second of two presses lands in the handling below
         try:
             return run(args)
         except ValueError as exc:  # a mistake in the input: say what, without a traceback
@@ -406,6 +408,9 @@ def run_command(prog: str, run, args) -> int:
             print(f"{prog}: error: this needs the training extra (no module {exc.name!r}): {INSTALL_TRAINING_EXTRA}",
                   file=sys.stderr)
             return 2
+        except Stopped as exc:  # SIGTERM, SIGHUP: handled as Ctrl-C is, the status the shell gives a kill
+            print(f"\n{prog}: stopped by {signal.Signals(exc.signum).name}", file=sys.stderr)
+            return 128 + exc.signum
         except KeyboardInterrupt:
             print(f"\n{prog}: interrupted", file=sys.stderr)
             return 130

@@ -168,6 +168,41 @@ def interrupted_once():
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a ``kill``, a scheduler taking the machine back, a closed terminal), raised
+    where Ctrl-C's ``KeyboardInterrupt`` is, so that it is handled the same way: a run keeps what it
+    has done (a training checkpoint, an evaluation's journal) and stops its workers."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def stopped_by_signals():
+    """While it lasts (in the main thread), SIGTERM and SIGHUP raise :class:`Stopped`, each once:
+    the ones that follow while it is handled are ignored. Their handlers before are restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted = [sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if sig is not None]
+    stopping = False
+
+    def stop(signum, frame):
+        nonlocal stopping
+        if stopping:
+            return
+        stopping = True
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in wanted}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progress: bool = False,
                desc: str = "evaluating", journal=None) -> None:
     """Call ``play(chunk, cache)`` for every chunk and ``on_done(chunk, result)`` as each ends.

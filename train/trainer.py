@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import time
 from collections import deque
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +49,7 @@ from ten_env.game import score_margin
 from ten_env.rules import JEN_LEVELS
 
 from .config import Config, read_yaml
-from .options import is_whole, make_writable, parse_levels
+from .options import RunStopped, is_whole, make_writable, parse_levels
 
 STATE = "state.json"
 WINDOW = "curriculum_window"  # state.json's key for the curriculum's games at the current level, won (1) or not
@@ -148,6 +150,9 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
                 state[WINDOW] = self.results
             self.margins = deque(maxlen=window)
             self.lengths = deque(maxlen=window)
+            # The steps whose rollouts PPO has trained on: what a checkpoint holds (SB3 counts the
+            # steps of a rollout as they are played, before it learns from them).
+            self.trained = state["timesteps"]
             self.next_checkpoint = _next_multiple(state["timesteps"], config.train.checkpoint_every)
             self.next_eval = _next_multiple(state["timesteps"], config.evaluation.every)
             every = getattr(opponents, "snapshot_every", 0)
@@ -178,10 +183,16 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
             if config.evaluation.every and steps >= self.next_eval:
                 self._evaluate()
                 self.next_eval += config.evaluation.every
-            if steps >= self.next_checkpoint:
-                save_checkpoint(self.model, out_dir, state, steps)
-                self.next_checkpoint += config.train.checkpoint_every
             return True
+
+        def _on_rollout_start(self) -> None:
+            # Each rollout starts once the last one is learnt from: checkpoints are taken here, so that
+            # one holds no steps it has not trained on (a resumed run would count them done, and cut
+            # its rollouts out of step with an unbroken run's).
+            self.trained = self.num_timesteps
+            if self.trained >= self.next_checkpoint:
+                save_checkpoint(self.model, out_dir, state, self.trained)
+                self.next_checkpoint = _next_multiple(self.trained, config.train.checkpoint_every)
 
         def _climb(self):
             if not curriculum or len(self.results) < curriculum.window:
@@ -538,27 +549,51 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     if resume:  # perhaps with a larger train.total_steps (before its first checkpoint too)
         write_config(config, out_dir)
     remaining = config.train.total_steps - state["timesteps"]
+    callback = _callbacks(config, out_dir, state, verbose)
     try:
         if remaining > 0:
             model.learn(
-                total_timesteps=remaining, callback=_callbacks(config, out_dir, state, verbose),
+                total_timesteps=remaining, callback=callback,
                 reset_num_timesteps=not state["checkpoint"], progress_bar=progress, tb_log_name="run",
             )
-    except KeyboardInterrupt:
-        save_checkpoint(model, out_dir, state, model.num_timesteps)
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM / SIGHUP (train.runner.Stopped)
+        model.num_timesteps = callback.trained  # the rollout under way is played again on --resume
+        with _writing(out_dir, "the checkpoint"):
+            save_checkpoint(model, out_dir, state, callback.trained)
         try:
             venv.close()
         except (EOFError, OSError):  # subproc workers got the same Ctrl-C and are gone already
             pass
+        print(f"\nthe run is kept in {str(out_dir)!r} at {callback.trained:,} steps trained: run the same "
+              f"command with --resume to go on", file=sys.stderr)
         raise
-    save_checkpoint(model, out_dir, state, model.num_timesteps)
     final = out_dir / "model.zip"
-    model.save(final)
-    write_model_card(model, final, config, state.get("jen_level"), training_seconds(model, state))
+    with _writing(out_dir, "the model"):
+        save_checkpoint(model, out_dir, state, model.num_timesteps)
+        model.save(final)
+        write_model_card(model, final, config, state.get("jen_level"), training_seconds(model, state))
     venv.close()
     if final_eval:
-        final_evaluation(config, final, out_dir, progress=progress)
+        with _writing(out_dir, "the final evaluation"):
+            final_evaluation(config, final, out_dir, progress=progress)
     return final
+
+
+@contextmanager
+def _writing(out_dir: Path, what: str):
+    """A file of the run that cannot be written (a full disk, a folder gone) stops it in one line
+    (:class:`train.options.RunStopped`) that says what is kept: the last checkpoint that was saved."""
+    try:
+        yield
+    except OSError as exc:
+        name = f" {str(exc.filename)!r}" if exc.filename else ""
+        kept = out_dir / "checkpoints" / STATE
+        try:
+            steps = json.loads(kept.read_text())["timesteps"]
+            keeps = f"the checkpoint at {steps:,} steps is kept: make room, then --resume"
+        except (OSError, ValueError, KeyError, TypeError):
+            keeps = "no checkpoint was saved before it"
+        raise RunStopped(f"cannot write {what}{name}: {exc.strerror or exc}; {keeps}") from None
 
 
 def warm_start(policy, spec: str, sharpen: float = 1.0) -> None:
