@@ -46,7 +46,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
+import secrets
 from pathlib import Path
 
 import numpy as np
@@ -478,11 +480,33 @@ def result(game: Game, labels: list[str]) -> dict:
 # --------------------------------------------------------------------------- files
 
 
-def save_record(record: dict, path) -> Path:
-    """Write ``record`` to ``path`` as JSON; ``ValueError`` saying why it cannot be written."""
+def write_atomically(path, write) -> None:
+    """``write(tmp)`` into a new file beside ``path``, then renamed onto it: a run stopped, or a disk
+    filled, half way leaves ``path`` as it was (or absent), never half written. The temporary file
+    (``.<stem>-<8 hex><suffix>``: the suffix kept, which some writers read the format from) is made
+    with the permissions any new file gets, and removed if the write fails; an ``OSError`` about it
+    names ``path``, the file the caller asked for."""
     path = Path(path)
+    tmp = path.with_name(f".{path.stem}-{secrets.token_hex(4)}{path.suffix}")
     try:
-        path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
+        with open(tmp, "xb"):  # new, as the umask allows (mkstemp's would be private to the owner)
+            pass
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is not None and Path(exc.filename) == tmp:
+            exc.filename = str(path)
+        raise
+
+
+def save_record(record: dict, path) -> Path:
+    """Write ``record`` to ``path`` as JSON (:func:`write_atomically`); ``ValueError`` saying why it
+    cannot be written."""
+    path = Path(path)
+    text = json.dumps(record, separators=(",", ":")) + "\n"
+    try:
+        write_atomically(path, lambda tmp: tmp.write_text(text))
     except OSError as exc:
         raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     return path

@@ -750,3 +750,44 @@ def test_a_recorder_refuses_names_rules_and_policies_it_cannot_keep():
     written = next(step["policy"] for step in rec.steps if "policy" in step)
     assert written == {"value": 0.5, "probs": [["draw", 0.25]]} and type(written["value"]) is float
     check_record(json.loads(json.dumps(rec.to_dict())))  # and the record it makes reads back
+
+
+def test_a_file_written_atomically_is_whole_or_as_it_was(tmp_path):
+    import errno
+    import os
+
+    from ten_env.record import write_atomically
+
+    path = tmp_path / "report.json"
+    path.write_text("the old report\n")
+
+    def dies_half_way(tmp):
+        tmp.write_text('{"half": ')
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp))
+
+    with pytest.raises(OSError) as caught:
+        write_atomically(path, dies_half_way)
+    assert caught.value.filename == str(path)  # what the caller asked for, not the temporary name
+    assert path.read_text() == "the old report\n" and os.listdir(tmp_path) == ["report.json"]
+    with pytest.raises(KeyboardInterrupt):  # a run stopped while writing leaves no temporary file either
+        write_atomically(tmp_path / "new.json", lambda tmp: (tmp.write_text("{"), exec("raise KeyboardInterrupt")))
+    assert os.listdir(tmp_path) == ["report.json"]
+    write_atomically(path, lambda tmp: tmp.write_text("the new report\n"))
+    assert path.read_text() == "the new report\n" and os.listdir(tmp_path) == ["report.json"]
+
+
+def test_a_file_written_atomically_gets_the_permissions_of_any_new_file(tmp_path):
+    import os
+    import stat
+
+    from ten_env.record import write_atomically
+
+    old = os.umask(0o022)
+    try:
+        write_atomically(tmp_path / "game.json", lambda tmp: tmp.write_text("{}\n"))
+        os.umask(0o077)
+        write_atomically(tmp_path / "private.json", lambda tmp: tmp.write_text("{}\n"))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "game.json").stat().st_mode) == 0o644  # readable by others, as open() makes
+    assert stat.S_IMODE((tmp_path / "private.json").stat().st_mode) == 0o600

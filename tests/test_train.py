@@ -226,6 +226,30 @@ def test_short_runs_write_loadable_models(tmp_path, name, players, derived):
     assert card["name"] == name and card["policy"] == "MaskableActorCriticPolicy"
 
 
+def test_the_pool_opponent_holds_only_the_models_still_in_the_pool(tmp_path):
+    """A self-play run prunes its pool to pool_size snapshots; the opponent kept every one it had loaded."""
+    import shutil
+
+    from agents.policy import PRETRAINED_DIR
+    from train.trainer import PoolOpponent
+
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    (pool / ".step_0000000300-0a1b2c3d.zip").write_bytes(b"")  # a snapshot still being written: never played
+    opponent = PoolOpponent(str(pool), ["random"], scripted_share=0.0)
+    opponent.reset()
+    assert opponent.current.name == "random"
+    for step in (100, 200):
+        shutil.copy(PRETRAINED_DIR / "ppo-2p.zip", pool / f"step_{step:010d}.zip")
+    for seed in range(20):
+        opponent.reset(seed)
+    assert sorted(Path(path).name for path in opponent._models) == ["step_0000000100.zip", "step_0000000200.zip"]
+    (pool / "step_0000000100.zip").unlink()  # pruned
+    opponent.reset()
+    assert [Path(path).name for path in opponent._models] == ["step_0000000200.zip"]
+    assert opponent.current.name == "step_0000000200"
+
+
 def test_warm_start_takes_the_network_of_a_trained_model(tmp_path):
     _, first = _run("quick", tmp_path / "first", ["train.total_steps=128"])
     # A learning rate too small to move anything: the second run ends with the first's weights.
@@ -587,7 +611,7 @@ def test_a_file_the_run_cannot_write_stops_it_in_one_line(tmp_path, monkeypatch)
     out, real = tmp_path / "run", MaskablePPO.save
 
     def save(self, path, *args, **kwargs):
-        if Path(path).name == "model.zip":  # the disk fills up after the last checkpoint
+        if re.fullmatch(r"\.model-[0-9a-f]{8}\.zip", Path(path).name):  # the disk fills after the last checkpoint
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         return real(self, path, *args, **kwargs)
 

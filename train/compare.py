@@ -30,6 +30,7 @@ import json
 import math
 from pathlib import Path
 
+from ten_env.record import write_atomically
 from ten_env.rules import JEN_LEVELS
 from ten_env.scoring import run_score
 
@@ -383,7 +384,7 @@ def plot(reports: list[dict], path) -> None:
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)  # outside: no curve hidden
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    write_atomically(path, lambda tmp: figure.savefig(tmp, dpi=120))
 
 
 _confidence = real_number("--confidence", "a number between 0 and 1, such as 0.95", lambda value: 0 < value < 1)

@@ -170,7 +170,6 @@ import os
 import platform
 import re
 import sys
-import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -183,6 +182,7 @@ from ten_env import features as F
 from ten_env import observation as O
 from ten_env.actions import max_bid_for, num_actions
 from ten_env.env import final_rewards
+from ten_env.record import write_atomically
 from ten_env.rules import JEN_LEVELS
 
 from .options import (add_jobs_argument, add_rules_arguments, at_least, check_max_bid, check_output, make_writable,
@@ -207,7 +207,7 @@ VALUE_TARGETS = ("reward", "outcome")
 NEW_UNIT_SCALE = 0.1
 FROM_HINT = "ten distill train starts only from a model file that loads without unpickling (as ten train writes)"
 EVAL_DECKS = 1000  # ten eval --games 1000 plays deck seeds 0-999: data on those decks would be measured on itself
-#: The names chunk_files writes, and those of its temporary files (``_replace_atomically``).
+#: The names chunk_files writes, and those of its temporary files (``ten_env.record.write_atomically``).
 CHUNK_FILE = re.compile(r"chunk-[0-9]+-[0-9]+\.npz|\.chunk-[0-9]+-[0-9]+-[a-z0-9_]+\.npz")
 SEAT = 0  # the searching seat: in the solitaire game the agent always sits in seat 0, JEN in seat 1
 
@@ -431,7 +431,7 @@ def chunk_files(folder: Path) -> Codec:
             with open(tmp, "wb") as handle:
                 np.savez_compressed(handle, **result["arrays"])
 
-        _replace_atomically(folder / name, write)  # whole before its line names it
+        write_atomically(folder / name, write)  # whole before its line names it
         return {"file": name, "sha256": _digest(folder / name), "wins": result["wins"],
                 "single_moves": result["single_moves"]}
 
@@ -484,18 +484,6 @@ def _version() -> str:
     return version()
 
 
-def _replace_atomically(path: Path, write) -> None:
-    """``write(tmp)`` then rename onto ``path``: an interrupted run leaves no half-written file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def save_data(data: dict, path) -> Path:
     """Write ``data`` (from :func:`generate`) as one compressed ``.npz``."""
     path = Path(path)
@@ -505,7 +493,7 @@ def save_data(data: dict, path) -> Path:
             np.savez_compressed(handle, meta=np.array(json.dumps(data["meta"])), **data["arrays"])
 
     try:
-        _replace_atomically(path, write)
+        write_atomically(path, write)
     except OSError as exc:
         raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     return path
@@ -916,7 +904,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         load_policy(tmp)  # what ten eval and PolicyAgent will do: no unpickling, or no file
 
     try:
-        _replace_atomically(out, write)
+        write_atomically(out, write)
     except OSError as exc:
         raise ValueError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
     start_entry = history[0]
@@ -959,7 +947,11 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
         machine=_machine(torch.__version__), ten_env_version=_version(),
     )
     card_path = out.with_suffix(".json")
-    card_path.write_text(json.dumps(card, indent=2))
+    try:
+        write_atomically(card_path, lambda tmp: tmp.write_text(json.dumps(card, indent=2)))
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(card_path)!r}: {exc.strerror or exc}; the model is saved in "
+                         f"{str(out)!r}") from None
     verdict = ("" if best["validation_loss"] < start_entry["validation_loss"]
                else ": no epoch beat the starting weights on validation (less --lr, or more data?)")
     say(f"kept epoch {best['epoch']} (validation loss {best['validation_loss']:.4f}, the starting weights' "

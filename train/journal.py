@@ -40,6 +40,7 @@ from agents import Results
 from agents.policy import PRETRAINED_DIR
 from agents.registry import entry_point_file, network_of
 from agents.tournament import AGENT_SEEDS
+from ten_env.record import write_atomically
 from ten_env.rules import ENGINE_VERSION, ends_as_engine_1
 
 from .options import is_whole
@@ -333,8 +334,8 @@ class Journal:
         is replaced)."""
         path = Path(folder) / JOURNAL
         header = {"format": FORMAT, **identity, "chunks": [list(_key(c)) for c in chunks]}
-        try:
-            path.write_text(json.dumps(header) + "\n")
+        try:  # whole or not at all: a header cut short would block both the retry and --resume
+            write_atomically(path, lambda tmp: tmp.write_text(json.dumps(header) + "\n"))
         except OSError as exc:
             raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
         return cls(path, chunks, {}, codec)

@@ -59,6 +59,7 @@ from agents.registry import NAMES_HELP, is_entry_point, network_of
 from agents.tournament import AGENT_SEEDS, seeded_games
 from ten_env import Rules
 from ten_env.deck import load as load_deck
+from ten_env.record import write_atomically
 from ten_env.rules import PLAYER_COUNTS
 
 from .options import (Parser, add_jobs_argument, add_rules_arguments, add_trust_argument, at_least,
@@ -468,7 +469,8 @@ def save_league(report: dict, out_dir) -> tuple[Path, Path]:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, png_path = out_dir / LEAGUE_FILES[0], out_dir / LEAGUE_FILES[1]
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    text = json.dumps(report, indent=2) + "\n"
+    write_atomically(json_path, lambda tmp: tmp.write_text(text))
     plot_league(report, png_path)
     return json_path, png_path
 
@@ -495,7 +497,7 @@ def plot_league(report: dict, path) -> None:
                  fontsize=10)
     ax.grid(alpha=0.3, axis="x")
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    write_atomically(path, lambda tmp: figure.savefig(tmp, dpi=120))
 
 
 # --------------------------------------------------------------------------- command line

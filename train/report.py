@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from ten_env import Rules
+from ten_env.record import write_atomically
 from ten_env.rules import JEN_LEVELS
 
 from .stats import CONFIDENCE
@@ -78,7 +79,8 @@ def save_report(report: dict, out_dir) -> tuple[Path, Path | None]:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path = out_dir / "report.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    text = json.dumps(report, indent=2) + "\n"
+    write_atomically(json_path, lambda tmp: tmp.write_text(text))
     png_path = out_dir / "ladder.png"
     if report.get("mode") != "ladder":
         png_path.unlink(missing_ok=True)
@@ -113,4 +115,4 @@ def plot_ladder(report: dict, path) -> None:
     ax.grid(alpha=0.3)
     ax.legend(loc="upper right", fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    write_atomically(path, lambda tmp: figure.savefig(tmp, dpi=120))

@@ -46,6 +46,7 @@ from agents.base import Agent
 from agents.registry import make_agent
 from ten_env import Rules
 from ten_env.game import score_margin
+from ten_env.record import write_atomically
 from ten_env.rules import JEN_LEVELS
 
 from .config import Config, read_yaml
@@ -74,7 +75,9 @@ class PoolOpponent(Agent):
         self.current = self.scripted[0]
 
     def reset(self, seed: int | None = None) -> None:
-        pool = sorted(self.pool_dir.glob("*.zip"))
+        pool = sorted(self.pool_dir.glob("step_*.zip"))  # not a snapshot being written (.step_...)
+        for pruned in self._models.keys() - {str(file) for file in pool}:  # pool_size models held, not every one
+            del self._models[pruned]
         if not pool or self.rng.random() < self.share:
             self.current = self.scripted[int(self.rng.integers(len(self.scripted)))]
             return
@@ -207,8 +210,8 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
         def _snapshot_to_pool(self):
             pool = out_dir / "pool"
             pool.mkdir(exist_ok=True)
-            self.model.save(pool / f"step_{self.num_timesteps:010d}.zip")
-            for old in sorted(pool.glob("*.zip"))[: -opponents.pool_size]:
+            write_atomically(pool / f"step_{self.num_timesteps:010d}.zip", self.model.save)
+            for old in sorted(pool.glob("step_*.zip"))[: -opponents.pool_size]:
                 old.unlink()
 
         def _evaluate(self):
@@ -263,7 +266,7 @@ def save_checkpoint(model, out_dir: Path, state: dict, steps: int) -> Path:
     folder = out_dir / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"step_{steps:010d}.zip"
-    model.save(path)
+    write_atomically(path, model.save)  # a disk filling up leaves no half a checkpoint
     state = dict(state, timesteps=steps, checkpoint=path.name, training_seconds=training_seconds(model, state))
     tmp = folder / (STATE + ".tmp")
     tmp.write_text(json.dumps(state, indent=2, default=list))  # the curriculum's window is a deque
@@ -570,7 +573,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     final = out_dir / "model.zip"
     with _writing(out_dir, "the model"):
         save_checkpoint(model, out_dir, state, model.num_timesteps)
-        model.save(final)
+        write_atomically(final, model.save)
         write_model_card(model, final, config, state.get("jen_level"), training_seconds(model, state))
     venv.close()
     if final_eval:
@@ -636,7 +639,7 @@ def write_model_card(model, path: Path, config: Config, jen_level: int | None = 
     if jen_level is not None:
         card["jen_level_reached"] = jen_level  # the curriculum's level at the end
     card_path = path.with_suffix(".json")
-    card_path.write_text(json.dumps(card, indent=2))
+    write_atomically(card_path, lambda tmp: tmp.write_text(json.dumps(card, indent=2)))
     return card_path
 
 
