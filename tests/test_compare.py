@@ -99,6 +99,13 @@ def test_overlapping_seeds_and_other_reports_are_refused(tmp_path):
         compare.load_report(tmp_path / "deep.json")
     path.write_text(json.dumps(good))
     assert compare.load_report(path) == json.loads(json.dumps(good))
+    # ten eval's --out folder stands for the report.json in it; another folder is named as one
+    (tmp_path / "run").mkdir()
+    with pytest.raises(ValueError, match=r"^'.*run' is a folder without a report.json: give ten eval's report.json, "
+                                         r"or the --out folder of ten eval that holds it$"):
+        compare.load_report(tmp_path / "run")
+    path.rename(tmp_path / "run" / "report.json")
+    assert compare.load_report(tmp_path / "run") == json.loads(json.dumps(good))
 
 
 def test_ten_compare_prints_the_table_and_draws_every_agent(tmp_path, capsys, monkeypatch):

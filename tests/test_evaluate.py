@@ -434,7 +434,7 @@ def test_cli_unwritable_out_fails_before_playing(tmp_path, capsys, monkeypatch):
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("python -m train.evaluate: error:")
         assert str(out) in err
-    with pytest.raises(ValueError, match=r"cannot write to .*Not a directory"):
+    with pytest.raises(ValueError, match=r"^cannot write to '.*a-file/eval': '.*a-file' is a file, not a folder$"):
         options.prepare_out_dir(blocker / "eval")
     assert options.prepare_out_dir(tmp_path / "new" / "deep") == tmp_path / "new" / "deep"
     assert (tmp_path / "new" / "deep").is_dir() and not list((tmp_path / "new" / "deep").iterdir())
@@ -465,7 +465,8 @@ def test_ten_eval_unwritable_out_exits_2_at_once(tmp_path):
                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
-    assert run.stderr.startswith("ten: error: cannot write to ") and "Not a directory" in run.stderr
+    assert run.stderr == (f"ten: error: cannot write to {str(tmp_path / 'a-file' / 'eval')!r}: "
+                          f"{str(tmp_path / 'a-file')!r} is a file, not a folder\n")
 
 
 # --------------------------------------------------------------------------- merging, trust, --overwrite, --players

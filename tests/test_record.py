@@ -199,7 +199,12 @@ def test_ten_record_then_ten_view(tmp_path, capsys):
     (["record", "heuristic", "-o", "{tmp}/x.json"], "ten: error: give 2-5 agents for a normal game"),
     (["record", "random", "random", "--players", "3", "-o", "{tmp}/x.json"],
      "ten: error: --players 3 does not fit 2 agents"),
-    (["record", "random", "random", "-o", "{tmp}/nowhere/x.json"], "ten: error: cannot write"),
+    (["record", "random", "random", "-o", "{tmp}/nowhere/x.json"],
+     "ten: error: cannot write '{tmp}/nowhere/x.json': the folder '{tmp}/nowhere' does not exist\n"),
+    (["record", "random", "random", "-o", "{tmp}/other.json/x.json"],  # it said the folder did not exist
+     "ten: error: cannot write '{tmp}/other.json/x.json': '{tmp}/other.json' is a file, not a folder\n"),
+    (["record", "random", "random", "-o", "{tmp}/other.json/a/x.json"],
+     "ten: error: cannot write '{tmp}/other.json/a/x.json': '{tmp}/other.json' is a file, not a folder\n"),
     (["record", "random", "random", "-o", ""], "ten: error: the file name is empty: give one such as game.json\n"),
     (["record", "random", "random", "-o", "{tmp}/other.json"],
      "ten: error: '{tmp}/other.json' already exists: use --overwrite to replace it, or another -o\n"),

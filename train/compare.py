@@ -43,8 +43,14 @@ ROUGH = 25  # deals won by one agent only, below which the paired t interval is 
 
 
 def load_report(path) -> dict:
-    """A ladder report from ``path``, or ValueError saying what is wrong with the file."""
+    """A ladder report from ``path`` (a ``report.json``, or the ``--out`` folder of ``ten eval`` that
+    holds one), or ValueError saying what is wrong with the file."""
     path = Path(path)
+    if path.is_dir():
+        if not (path / "report.json").is_file():
+            raise ValueError(f"{str(path)!r} is a folder without a report.json: give ten eval's report.json, or "
+                             f"the --out folder of ten eval that holds it")
+        path = path / "report.json"
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -391,7 +397,7 @@ _confidence = real_number("--confidence", "a number between 0 and 1, such as 0.9
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files of ten eval's ladder")
+    parser.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files of ten eval's ladder, or the --out folders that hold them")
     parser.add_argument("-o", "--out", metavar="PNG", help="also draw every agent's ladder in this PNG file")
     parser.add_argument("--overwrite", action="store_true", help="-o may replace an existing file")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")

@@ -239,6 +239,8 @@ def check_writable(path, overwrite: bool = False, option: str = "", example: str
         raise ValueError(f"{str(path)!r} already exists: use --overwrite to replace it"
                          f"{f', or another {option}' if option else ''}")
     if not path.parent.is_dir():
+        if (file := _file_in_the_way(path.parent)) is not None:
+            raise ValueError(f"cannot write {str(path)!r}: {str(file)!r} is a file, not a folder")
         raise ValueError(f"cannot write {str(path)!r}: the folder {str(path.parent)!r} does not exist")
     try:
         with tempfile.TemporaryFile(dir=path.parent):
@@ -287,8 +289,18 @@ def check_output(path, suffix: str, what: str, overwrite: bool, beside: tuple[st
     return path
 
 
+def _file_in_the_way(folder: Path) -> Path | None:
+    """``folder`` or the first of the folders above it that is there, if that is a file."""
+    for above in (folder, *folder.parents):
+        if above.exists():
+            return None if above.is_dir() else above
+    return None
+
+
 def make_writable(folder) -> None:
     """Make ``folder`` (and its parents) and check a file can be written in it; ``ValueError`` saying why not."""
+    if (file := _file_in_the_way(Path(folder))) is not None:  # mkdir would say only "Not a directory"
+        raise ValueError(f"cannot write to {str(folder)!r}: {str(file)!r} is a file, not a folder")
     try:
         Path(folder).mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
