@@ -989,6 +989,32 @@ def test_the_code_digest_counts_code_not_comments_docstrings_or_layout(tmp_path)
     assert code_digest() == code_digest(installed) != code_digest(first)
 
 
+def test_the_code_digest_is_the_same_under_newer_pythons(monkeypatch):
+    """ast.dump differs by version (3.12 gives every function and class an empty type_params; 3.13
+    leaves empty fields out): a journal begun under one Python was refused under another, as if
+    every module had changed. Here 3.12's trees are made under this Python."""
+    import ast
+
+    from ten_env import scoring
+    from train.journal import code_digests
+
+    roots = (os.path.dirname(scoring.__file__),)
+    before, parse = code_digests(roots), ast.parse
+
+    def parse_as_newer(*args, **kwargs):
+        tree = parse(*args, **kwargs)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                node.type_params = []
+        return tree
+
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        if "type_params" not in kind._fields:
+            monkeypatch.setattr(kind, "_fields", (*kind._fields, "type_params"))
+    monkeypatch.setattr(ast, "parse", parse_as_newer)
+    assert code_digests(roots) == before
+
+
 def test_resume_refuses_a_model_or_deck_changed_since_the_run_began(tmp_path, capsys, monkeypatch):
     from importlib import resources
 
@@ -1096,3 +1122,21 @@ def test_sigterm_stops_an_evaluation_and_its_workers_keeping_its_games(tmp_path)
     assert run.returncode == 128 + signal.SIGTERM, err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "ten: stopped by SIGTERM"
     assert "--resume to go on" in err and journal.read_text().count("\n") >= 3
+
+
+def test_a_run_under_nohup_outlives_its_terminal(tmp_path):
+    """nohup ignores SIGHUP so that a run goes on when its terminal closes; ten's handler undid that."""
+    import signal
+
+    out = tmp_path / "eval"
+    run = subprocess.Popen([sys.executable, "-m", "train.cli", "eval", "heuristic", "--levels", "4", "--games", "60",
+                            "--jobs", "1", "--out", str(out)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))  # as nohup starts it
+    journal, deadline = out / "progress.jsonl", time.monotonic() + 120
+    while time.monotonic() < deadline and not journal.exists() and run.poll() is None:
+        time.sleep(0.1)
+    run.send_signal(signal.SIGHUP)
+    _, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    assert json.loads((out / "report.json").read_text())["matchups"][0]["games"] == 60

@@ -592,3 +592,32 @@ def test_ten_train_leaves_no_ray_process_behind(tmp_path):
         assert left() == []
     finally:
         shutil.rmtree(ray_dir, ignore_errors=True)
+
+
+def test_sigterm_stops_an_rllib_run_as_ctrl_c_does(tmp_path):
+    """ray.init put its own SIGTERM handler (sys.exit) in place of ten's: a kill saved no checkpoint."""
+    import os
+    import signal
+    import tempfile
+    import time
+
+    config = tiny(tmp_path, "killed", opponents={"kind": "jen"}, train={"total_steps": 10_000_000},
+                  evaluation={"every": 0})
+    out = tmp_path / "killed"
+    ray_dir = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    try:
+        run = subprocess.Popen([sys.executable, "-m", "train.cli", "train", str(config), "--no-progress", "--no-eval"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               env={**os.environ, "RAY_TMPDIR": ray_dir})
+        deadline = time.monotonic() + 240
+        while not list((out / "tb").glob("events.*")) and time.monotonic() < deadline:  # training has begun
+            time.sleep(0.5)
+        time.sleep(5)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=240)
+    finally:
+        shutil.rmtree(ray_dir, ignore_errors=True)
+    assert run.returncode == 128 + signal.SIGTERM, err[-2000:]
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "ten: stopped by SIGTERM"
+    state = json.loads((out / "checkpoints" / "state.json").read_text())
+    assert state["timesteps"] > 0 and (out / "checkpoints" / state["checkpoint"]).is_dir()

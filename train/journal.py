@@ -164,6 +164,19 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+def _canonical(node) -> str:
+    """``node`` as text that the same code gives under every Python this project runs on:
+    ``ast.dump`` does not (3.12 added ``type_params=[]`` to every function and class, 3.13 leaves
+    out empty and ``None`` fields), so fields are listed here, and empty ones left out."""
+    if isinstance(node, ast.AST):
+        fields = (f"{name}={_canonical(value)}" for name in node._fields
+                  if (value := getattr(node, name, None)) is not None and value != [])
+        return f"{type(node).__name__}({','.join(fields)})"
+    if isinstance(node, list):
+        return f"[{','.join(map(_canonical, node))}]"
+    return repr(node)
+
+
 def code_digests(roots: tuple[Path, ...] | None = None) -> dict:
     """A digest of each source file of the code that decides games (the packages ``ten_env`` and
     ``agents``, or the folders ``roots``), by its path under its package's parent: of a module its
@@ -181,7 +194,7 @@ def code_digests(roots: tuple[Path, ...] | None = None) -> dict:
                 continue  # a model's card or bytecode decides no game
             data = file.read_bytes()
             if file.suffix == ".py":
-                data = ast.dump(_without_docstrings(ast.parse(data, filename=str(file)))).encode()
+                data = _canonical(_without_docstrings(ast.parse(data, filename=str(file)))).encode()
             digests[file.relative_to(root.parent).as_posix()] = hashlib.sha256(data).hexdigest()[:16]
     return digests
 

@@ -64,7 +64,9 @@ import json
 import logging
 import math
 import shutil
+import signal
 import socket
+import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -126,11 +128,14 @@ def start_ray(address: str | None, needed_cpus: int) -> bool:
             from .runner import default_jobs
 
             _check_cpus(needed_cpus, default_jobs(), "this machine")
+        ours = signal.getsignal(signal.SIGTERM)  # ray.init puts its own (sys.exit) in place of ten's stop
         try:
             if address:
                 ray.init(address=address, log_to_driver=False, logging_level="ERROR")
             else:
                 ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+            if ours is not None and threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGTERM, ours)  # so a kill keeps a checkpoint, as Ctrl-C does
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = f"at {address!r}" if address else "on this machine"
             auth = "" if not address else (" (a cluster with token authentication, Ray's default, also needs "

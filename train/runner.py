@@ -181,11 +181,14 @@ class Stopped(KeyboardInterrupt):
 @contextmanager
 def stopped_by_signals():
     """While it lasts (in the main thread), SIGTERM and SIGHUP raise :class:`Stopped`, each once:
-    the ones that follow while it is handled are ignored. Their handlers before are restored after."""
+    the ones that follow while it is handled are ignored. Their handlers before are restored after.
+    A signal ignored when it starts stays ignored: ``nohup`` ignores SIGHUP so that a run outlives
+    its terminal."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    wanted = [sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if sig is not None]
+    wanted = [sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None))
+              if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN]
     stopping = False
 
     def stop(signum, frame):
