@@ -156,19 +156,38 @@ def load_entry_point(spec: str, seed: int | None = None):
         if not hasattr(target, part):
             raise ValueError(f"agent {spec!r}: {where} has no {attr!r}")
         target = getattr(target, part)
-    agent = target
-    if inspect.isclass(target) or (callable(target) and not hasattr(target, "act") and _takes_no_arguments(target)):
-        try:
-            agent = target()
-        except Exception as exc:
-            raise ValueError(f"agent {spec!r}: making it with {attr}() failed: {_said(exc)}") from None
-    if not (hasattr(agent, "act") or callable(agent)):
-        raise ValueError(f"agent {spec!r}: {attr} gave {agent!r}, not an agent: give a class, a function that "
-                         f"returns an agent, an object with act(observation, info), or a policy function "
-                         f"(observation, info) -> action")
+    try:
+        agent = as_agent(target, attr)
+    except ValueError as exc:
+        raise ValueError(f"agent {spec!r}: {exc}") from None
     if seed is not None and hasattr(agent, "reset"):
         agent.reset(seed=seed)
     return agent
+
+
+def as_agent(target, what: str):
+    """The agent ``target`` stands for: a class made with no arguments, a function that takes none
+    called (a factory), an agent (with ``act(observation, info)``) or a policy function
+    ``(observation, info) -> action`` as it is; ``ValueError`` saying why not, naming it ``what``."""
+    made = inspect.isclass(target) or (callable(target) and not hasattr(target, "act") and _factory(target))
+    if made:
+        try:
+            target = target()
+        except Exception as exc:
+            raise ValueError(f"making it with {what}() failed: {_said(exc)}") from None
+        what = f"{what}()"
+    if hasattr(target, "act"):
+        return target
+    if not callable(target):
+        raise ValueError(f"{what} gave {target!r}, not an agent: {_AGENT_KINDS}")
+    if not _binds(target, None, None):  # Greedy.act, say: (self, observation, info)
+        raise ValueError(f"{what} gave a function {_signature(target)}, neither a policy (observation, info) nor a "
+                         f"factory taking no arguments: {_AGENT_KINDS}")
+    return target
+
+
+_AGENT_KINDS = ("give a class, a function that returns an agent, an object with act(observation, info), or a "
+                "policy function (observation, info) -> action")
 
 
 def _put_first_on_path(folder: str) -> None:
@@ -176,16 +195,32 @@ def _put_first_on_path(folder: str) -> None:
         sys.path.insert(0, folder)
 
 
-def _takes_no_arguments(function) -> bool:
-    """Whether ``function`` can be called with no arguments (a factory), rather than being a
-    policy ``(observation, info)``."""
+def _binds(function, *args) -> bool:
+    """Whether ``function`` can be called with ``args``; true where no signature can be read."""
     try:
-        inspect.signature(function).bind()
+        inspect.signature(function).bind(*args)
     except TypeError:
         return False
+    except ValueError:  # no signature to read (some built-ins): let the call say
+        return True
+    return True
+
+
+def _signature(function) -> str:
+    try:
+        return str(inspect.signature(function))
+    except ValueError:
+        return "(...)"
+
+
+def _factory(function) -> bool:
+    """Whether ``function`` is a factory (called with no arguments) rather than a policy
+    ``(observation, info)``: one that takes both arguments is a policy, even with defaults."""
+    try:
+        signature = inspect.signature(function)
     except ValueError:  # no signature to read (some built-ins): not a factory we can tell
         return False
-    return True
+    return _binds(function) and not _binds(function, None, None) if signature else False
 
 
 def _said(exc: BaseException) -> str:
@@ -199,16 +234,25 @@ def _said(exc: BaseException) -> str:
 def entry_point_file(spec: str) -> str | None:
     """The file that defines the agent ``spec`` names, if it is your own (:func:`load_entry_point`)
     and has been loaded; ``None`` otherwise. A journal keeps its digest, so that a run resumed
-    after the agent's code changed is refused."""
+    after the agent's code changed is refused. A file in the current folder or under it is named
+    from there, so that a run moved with the agent's file beside it (another checkout, another
+    machine) resumes there."""
     if not is_entry_point(spec):
         return None
     spec = spec.strip()
     match = _FILE_ENTRY.fullmatch(spec)
     if match:
-        return str(Path(match[1]).resolve()) if Path(match[1]).is_file() else None
-    match = _MODULE_ENTRY.fullmatch(spec)
-    module = sys.modules.get(match[1]) if match else None
-    return getattr(module, "__file__", None)
+        file = match[1] if Path(match[1]).is_file() else None
+    else:
+        match = _MODULE_ENTRY.fullmatch(spec)
+        file = getattr(sys.modules.get(match[1]) if match else None, "__file__", None)
+    if file is None:
+        return None
+    file = Path(file).resolve()
+    try:
+        return file.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(file)
 
 
 def _on_disk(path, check=Path.exists) -> bool:

@@ -85,8 +85,16 @@ def test_a_module_in_the_current_folder_names_a_class_a_factory_an_agent_or_a_po
     played = make_agent(f"{bots}:Lowest")
     _moves(played)
     assert len(played.seeds) == 2 and None not in played.seeds
-    assert is_entry_point(f"{bots}:Lowest") and entry_point_file(f"{bots}:Lowest") == str(
-        sys.modules[bots].__file__)
+    assert is_entry_point(f"{bots}:Lowest") and entry_point_file(f"{bots}:Lowest") == f"{bots}.py"  # from here
+
+
+def test_a_policy_whose_arguments_have_defaults_is_a_policy_not_a_factory(tmp_path, monkeypatch):
+    """Called with no arguments as a factory, it failed (or its action was taken for the agent)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lenient.py").write_text("def policy(observation=None, info=None):\n"
+                                         "    return int(observation['action_mask'].nonzero()[0][0])\n")
+    agent = make_agent("lenient.py:policy")
+    assert callable(agent) and agent(*_observation()) == _observation()[0]["action_mask"].nonzero()[0][0]
 
 
 def test_a_file_anywhere_is_run_as_a_script_its_folder_first(tmp_path, monkeypatch):
@@ -140,6 +148,11 @@ def _observation():
     ("import nosuchdependency_xyz\n", "{m}:x", r"^agent '{m}:x': importing the module '{m}' failed: "
                                               r"ModuleNotFoundError: No module named 'nosuchdependency_xyz' "
                                               r"\({m}.py, line 1\)$"),
+    (BOTS, "{m}:Lowest.act", r"^agent '{m}:Lowest.act': Lowest.act gave a function \(self, observation, info\), "
+                             r"neither a policy \(observation, info\) nor a factory taking no arguments: give a class"),
+    ("def make(level):\n    return level\n", "{m}:make",  # it failed mid-game with a TypeError
+     r"^agent '{m}:make': make gave a function \(level\), neither a policy"),
+    ("def make():\n    return 7\n", "{m}:make", r"^agent '{m}:make': make\(\) gave 7, not an agent: give a class"),
     ("class Bot:\n    def __init__(self):\n        raise ValueError('needs a model file')\n", "{m}:Bot",
      r"^agent '{m}:Bot': making it with Bot\(\) failed: ValueError: needs a model file \({m}.py, line 3\)$"),
 ])
@@ -181,10 +194,37 @@ def test_ten_eval_plays_your_agent_on_its_workers_and_resume_sees_its_code_chang
     source = tmp_path / f"{bots}.py"
     source.write_text(BOTS.replace("[0])", "[1 % len(np.flatnonzero(observation_parts(observation, info)[1]))])"))
     assert E.main(argv + ["--resume"]) == 2
-    assert f"differs in: {str(source)!r} (its contents changed since the run began)" in capsys.readouterr().err
+    assert f"differs in: '{bots}.py' (its contents changed since the run began)" in capsys.readouterr().err
     source.write_text(BOTS)
     assert E.main(argv + ["--resume"]) == 0
     assert json.loads((out / "report.json").read_text())["games"] == 4
+
+
+def test_a_run_moved_with_your_agent_s_file_beside_it_resumes(tmp_path, capsys, monkeypatch):
+    """The agent's file was kept by its whole path: the run, moved, was refused as reading other files."""
+    import shutil
+
+    from interrupt import interrupt_after
+
+    first = tmp_path / "first"
+    first.mkdir()
+    (first / "mybots.py").write_text(BOTS)
+    monkeypatch.chdir(first)
+    argv = ["mybots.py:Lowest", "--levels", "4", "--games", "4", "--jobs", "1", "--out", "eval"]
+    with monkeypatch.context() as patch:
+        interrupt_after(patch, runner, "play_chunk", 1)
+        assert E.main(argv) == 130
+    capsys.readouterr()
+    shutil.copytree(first, tmp_path / "moved")
+    monkeypatch.chdir(tmp_path / "moved")
+    assert E.main(argv + ["--resume"]) == 0, capsys.readouterr().err
+    assert json.loads((tmp_path / "moved" / "eval" / "report.json").read_text())["games"] == 4
+    # the file beside it edited: still refused, by the name it is given here
+    shutil.copytree(first, tmp_path / "edited")
+    (tmp_path / "edited" / "mybots.py").write_text(BOTS.replace("[0])", "[-1])", 1))
+    monkeypatch.chdir(tmp_path / "edited")
+    assert E.main(argv + ["--resume"]) == 2
+    assert "differs in: 'mybots.py' (its contents changed since the run began)" in capsys.readouterr().err
 
 
 def test_a_league_tells_your_agents_apart_by_name(bots, tmp_path):
@@ -230,3 +270,23 @@ def test_evaluate_takes_an_agent_object_and_plays_it_here():
         E.evaluate(HeuristicAgent(), levels=[4], games=2, jobs=2)
     with pytest.raises(ValueError, match=r"^agent must be a non-empty name or an agent"):
         E.evaluate(7, levels=[4], games=2)
+
+
+def test_an_agent_object_is_named_by_its_class_unless_it_names_itself(bots):
+    """A subclass of Agent that set no name was "agent", the base class's: two bots were one in ten compare."""
+    highest = make_agent(f"{bots}:Highest")
+    module = sys.modules[bots]
+    lowest = E.evaluate(highest, levels=[4], games=2)  # Highest inherits Lowest's name
+    assert lowest["agent"] == "lowest"
+
+    class Greedy(module.Agent):
+        def act(self, observation, info):
+            return int(observation["action_mask"].nonzero()[0][0])
+
+    report = E.evaluate(Greedy(), levels=[4], games=2)
+    assert report["agent"] == "Greedy"
+    # a class is made, as a name of one would be (it failed in reset with a TypeError)
+    made = E.evaluate(Greedy, levels=[4], games=2)
+    assert made["agent"] == "Greedy" and made["matchups"][0]["per_game"] == report["matchups"][0]["per_game"]
+    with pytest.raises(ValueError, match=r"^agent act: act gave a function \(self, observation, info\), neither"):
+        E.evaluate(Greedy.act, levels=[4], games=2)

@@ -625,6 +625,35 @@ def test_a_file_the_run_cannot_write_stops_it_in_one_line(tmp_path, monkeypatch)
     assert json.loads((out / "model.json").read_text())["training_steps"] == 256
 
 
+@pytest.mark.parametrize("name, folder, what", [("quick", "checkpoints", "a checkpoint"),
+                                                ("selfplay_2p", "pool", "a snapshot for the pool")])
+def test_a_file_the_run_cannot_write_while_training_stops_it_in_one_line(tmp_path, monkeypatch, name, folder, what):
+    """The checkpoints and snapshots taken while PPO learns failed with a traceback."""
+    import errno
+
+    from sb3_contrib import MaskablePPO
+
+    from train.options import RunStopped
+
+    out, real = tmp_path / "run", MaskablePPO.save
+
+    def save(self, path, *args, **kwargs):
+        if Path(path).parent.name == folder and Path(path).name.startswith(".step_0000000256-"):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(MaskablePPO, "save", save)
+    extra = ["train.total_steps=512", "opponents.snapshot_every=128"] if name != "quick" else ["train.total_steps=512"]
+    target = out / folder / "step_0000000256.zip"
+    with pytest.raises(RunStopped, match=rf"^cannot write {what} {re.escape(repr(str(target)))}: No space left on "
+                                         r"device; the checkpoint at 128 steps is kept: make room, then --resume$"):
+        _run(name, out, extra)
+    assert not [file.name for file in (out / folder).iterdir() if file.name.startswith(".")]  # no half a file
+    monkeypatch.setattr(MaskablePPO, "save", real)
+    _run(name, out, extra, resume=True)
+    assert json.loads((out / "model.json").read_text())["training_steps"] == 512
+
+
 def test_sigterm_stops_a_training_run_as_ctrl_c_does(tmp_path):
     """A kill (a scheduler taking the machine back) kept nothing: no checkpoint, no message."""
     import os

@@ -71,7 +71,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from agents.registry import NAMES_HELP
+from agents.base import Agent
+from agents.registry import NAMES_HELP, as_agent
 from agents.tournament import AGENT_SEEDS
 from ten_env import Rules
 from ten_env.deck import load as load_deck
@@ -117,9 +118,10 @@ def evaluate(agent_spec, *, levels=None, opponents=None, num_players: int | None
     Args:
         agent_spec: as :func:`agents.registry.make_agent` takes it (``heuristic``,
             ``jen:7``, a pretrained name, a model ``.zip`` path, your own ``bots:Greedy``,
-            ...), or an agent itself (anything with ``act(observation, info)``, or a policy
-            function), which plays in this process (``jobs`` 1, its default then) and is
-            named in the report by its ``name`` (else its class's).
+            ...), or an agent itself (anything with ``act(observation, info)``, a class of
+            one, made with no arguments, or a policy function), which plays in this process
+            (``jobs`` 1, its default then) and is named in the report by its ``name``, else
+            its class's or its function's (not the ``"agent"`` every ``Agent`` inherits).
         levels: JEN levels 4-10 (ints, or a string such as ``"4-10"``): the ladder,
             ``games`` solitaire games per level.
         opponents: agent specs for a normal game of ``1 + len(opponents)`` players.
@@ -168,6 +170,15 @@ def evaluate(agent_spec, *, levels=None, opponents=None, num_players: int | None
     return _execute(plan, progress=progress)
 
 
+def _name_of(agent) -> str:
+    """An agent object's name in a report: its ``name``, but not the one every :class:`agents.base.Agent`
+    inherits (two agents would be one in ``ten compare``), else its class's, or its function's."""
+    name = getattr(agent, "name", None)
+    if isinstance(name, str) and name.strip() and name != Agent.name:
+        return name
+    return getattr(agent, "__name__", None) or type(agent).__name__
+
+
 def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, rules, trust=False) -> dict:
     """Check every input of :func:`evaluate` (loading the agents once) and return what to play.
 
@@ -176,12 +187,16 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
     """
     given = None  # an agent object, played as it is
     if not isinstance(agent_spec, str) and (hasattr(agent_spec, "act") or callable(agent_spec)):
-        given = agent_spec
         if jobs not in (None, 1):
             raise ValueError(f"an agent given as an object plays in this process: jobs must be 1, got {jobs!r} "
                              f"(name it as <module>:<name> for worker processes to load it)")
         jobs = 1
-        agent_spec = str(getattr(given, "name", None) or getattr(given, "__name__", None) or type(given).__name__)
+        what = getattr(agent_spec, "__name__", None) or type(agent_spec).__name__
+        try:
+            given = as_agent(agent_spec, what)  # a class made, a factory called, as a name of one would be
+        except ValueError as exc:
+            raise ValueError(f"agent {what}: {exc}") from None
+        agent_spec = _name_of(given)
     if not isinstance(agent_spec, str) or not agent_spec.strip():
         raise ValueError(f"agent must be a non-empty name or an agent (something with act(observation, info)); "
                          f"use {NAMES_HELP}")

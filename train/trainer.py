@@ -194,7 +194,8 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
             # its rollouts out of step with an unbroken run's).
             self.trained = self.num_timesteps
             if self.trained >= self.next_checkpoint:
-                save_checkpoint(self.model, out_dir, state, self.trained)
+                with _writing(out_dir, "a checkpoint"):
+                    save_checkpoint(self.model, out_dir, state, self.trained)
                 self.next_checkpoint = _next_multiple(self.trained, config.train.checkpoint_every)
 
         def _climb(self):
@@ -209,8 +210,9 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
 
         def _snapshot_to_pool(self):
             pool = out_dir / "pool"
-            pool.mkdir(exist_ok=True)
-            write_atomically(pool / f"step_{self.num_timesteps:010d}.zip", self.model.save)
+            with _writing(out_dir, "a snapshot for the pool"):
+                pool.mkdir(exist_ok=True)
+                write_atomically(pool / f"step_{self.num_timesteps:010d}.zip", self.model.save)
             for old in sorted(pool.glob("step_*.zip"))[: -opponents.pool_size]:
                 old.unlink()
 
@@ -569,6 +571,9 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
             pass
         print(f"\nthe run is kept in {str(out_dir)!r} at {callback.trained:,} steps trained: run the same "
               f"command with --resume to go on", file=sys.stderr)
+        raise
+    except RunStopped:  # a checkpoint or snapshot it could not write (_writing says what is kept)
+        venv.close()
         raise
     final = out_dir / "model.zip"
     with _writing(out_dir, "the model"):
