@@ -16,8 +16,13 @@ the opponents of a Gymnasium view, which are shown the PettingZoo view.
 
 from __future__ import annotations
 
+import sysconfig
+import traceback
+from pathlib import Path
+
 import numpy as np
 
+import ten_env
 from ten_env import cards as C
 from ten_env import payment
 
@@ -87,3 +92,58 @@ def hand_counts(player: dict) -> list[int]:
 def wealth(player: dict, duplicates_only: bool = False) -> int:
     """What a player can pay (coins, tokens at 3, cards at 1; only duplicates if asked)."""
     return payment.wealth(player["coins"], player["bust_tokens"], hand_counts(player), duplicates_only)
+
+
+def agent_label(agent) -> str:
+    """How an agent object is named to a person: its ``name``, but not the ``"agent"`` every
+    :class:`Agent` inherits (two bots would read as one), else its class's or its function's."""
+    name = getattr(agent, "name", None)
+    if isinstance(name, str) and name.strip() and name != Agent.name:
+        return name
+    return getattr(agent, "__name__", None) or type(agent).__name__
+
+
+class AgentFailed(RuntimeError):
+    """An agent's own code raised while choosing a move, or it chose a move the game refuses: said
+    in one line that names the agent and where its code failed (``ten`` prints it, no traceback)."""
+
+    @classmethod
+    def choosing(cls, agent, seat: int, exc: Exception) -> "AgentFailed | None":
+        """The failure of ``agent``'s own code, or ``None`` where the error came from this project's
+        code or an installed library's alone (a bug of ours: its traceback is wanted)."""
+        frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if not _ours(frame.filename)]
+        if not frames:
+            return None
+        message = " ".join(str(exc).split())
+        return cls(f"the agent {agent_label(agent)} (seat {seat}) raised {type(exc).__name__}"
+                   f"{': ' + message if message else ''} ({Path(frames[-1].filename).name}, line {frames[-1].lineno})")
+
+    @classmethod
+    def refused(cls, agent, seat: int, exc: ValueError) -> "AgentFailed":
+        return cls(f"the agent {agent_label(agent)} (seat {seat}) chose a move the game refuses: {exc}")
+
+
+def move_of(agent, seat: int, observation: dict, info: dict) -> int:
+    """``agent``'s move (its ``act``, or the policy function itself) in ``seat``; where its own code
+    raises, :class:`AgentFailed` saying so in one line, the error as its cause."""
+    act = agent.act if hasattr(agent, "act") else agent
+    try:
+        return act(observation, info)
+    except Exception as exc:
+        failed = AgentFailed.choosing(agent, seat, exc)
+        if failed is None:
+            raise
+        raise failed from exc
+
+
+def _ours(filename: str) -> bool:
+    """Whether ``filename`` is this project's code (``ten_env``, ``agents``, ``train``), Python's or an
+    installed library's."""
+    return filename.startswith(_NOT_THE_USERS) or filename.startswith("<frozen ")
+
+
+_PROJECT = Path(ten_env.__file__).resolve().parents[1]
+_NOT_THE_USERS = tuple(
+    {str(_PROJECT / package) for package in ("ten_env", "agents", "train")}
+    | {str(Path(path).resolve()) for key, path in sysconfig.get_paths().items()
+       if key in ("stdlib", "platstdlib", "purelib", "platlib")})

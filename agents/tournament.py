@@ -12,6 +12,8 @@ from ten_env import observation as O
 from ten_env.game import score_margin
 from ten_env.rules import as_rules
 
+from .base import AgentFailed, move_of
+
 
 @dataclass
 class Results:
@@ -80,14 +82,16 @@ def play_game(game: Game, players: list, clock: list | None = None) -> None:
     while not game.is_over:
         seat = game.current_player
         player = players[seat]
-        act = player.act if hasattr(player, "act") else player
         view = player_view(game, seat, player)
         start = time.perf_counter()
-        action = act(*view)
+        action = move_of(player, seat, *view)
         if clock is not None:
             clock[seat][0] += 1
             clock[seat][1] += time.perf_counter() - start
-        game.act(action)
+        try:
+            game.act(action)
+        except ValueError as exc:  # the engine refused it, the game unchanged
+            raise AgentFailed.refused(player, seat, exc) from exc
 
 
 #: How :func:`agent_seed` makes agents' seeds; a journal of ``ten eval``, ``ten league`` or

@@ -290,3 +290,53 @@ def test_an_agent_object_is_named_by_its_class_unless_it_names_itself(bots):
     assert made["agent"] == "Greedy" and made["matchups"][0]["per_game"] == report["matchups"][0]["per_game"]
     with pytest.raises(ValueError, match=r"^agent act: act gave a function \(self, observation, info\), neither"):
         E.evaluate(Greedy.act, levels=[4], games=2)
+
+
+FAULTY = '''
+class Crash:
+    def act(self, observation, info):
+        raise RuntimeError("boom in my bot")
+
+
+class Bad:
+    def act(self, observation, info):
+        return 131  # bid_40: not legal when drawing
+'''
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_your_agent_s_error_is_one_line_naming_it_and_where(tmp_path, monkeypatch, capsys, jobs):
+    """A bot that raised mid-game printed 64 lines of tracebacks (its worker's and ten eval's)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "faulty.py").write_text(FAULTY)
+    argv = ["--levels", "4", "--games", "2", "--jobs", str(jobs), "--out", "eval"]
+    assert E.main(["faulty.py:Crash", *argv]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].endswith(
+        "error: the agent Crash (seat 0) raised RuntimeError: boom in my bot (faulty.py, line 4)")
+    assert E.main(["faulty.py:Bad", *argv, "--overwrite"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].endswith(
+        "error: the agent Bad (seat 0) chose a move the game refuses: action 'bid_40' (id 131) is not legal for "
+        "player 0 in the draw phase; legal: draw, stop_numbers")
+
+
+def test_an_error_in_this_project_s_own_code_keeps_its_traceback(monkeypatch):
+    """Only the user's code is summed up in a line: a bug of ours needs its traceback."""
+    import operator
+
+    from agents import HeuristicAgent, heuristic
+    from agents.base import AgentFailed
+
+    monkeypatch.setattr(heuristic, "hand_counts", operator.itemgetter("no such key"))
+    with pytest.raises(KeyError) as caught:
+        play_games([HeuristicAgent()], Rules(jen_level=4), n=1)
+    assert not isinstance(caught.value, AgentFailed)
+
+    def crash(observation, info):
+        return {}["key"]  # the user's own line
+
+    with pytest.raises(AgentFailed, match=r"^the agent crash \(seat 0\) raised KeyError: 'key' \(test_own_agents.py, "
+                                          r"line \d+\)$") as caught:
+        play_games([crash], Rules(jen_level=4), n=1)
+    assert isinstance(caught.value.__cause__, KeyError)  # the error itself, for a debugger

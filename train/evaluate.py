@@ -71,7 +71,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from agents.base import Agent
+from agents.base import agent_label
 from agents.registry import NAMES_HELP, as_agent
 from agents.tournament import AGENT_SEEDS
 from ten_env import Rules
@@ -170,15 +170,6 @@ def evaluate(agent_spec, *, levels=None, opponents=None, num_players: int | None
     return _execute(plan, progress=progress)
 
 
-def _name_of(agent) -> str:
-    """An agent object's name in a report: its ``name``, but not the one every :class:`agents.base.Agent`
-    inherits (two agents would be one in ``ten compare``), else its class's, or its function's."""
-    name = getattr(agent, "name", None)
-    if isinstance(name, str) and name.strip() and name != Agent.name:
-        return name
-    return getattr(agent, "__name__", None) or type(agent).__name__
-
-
 def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, rules, trust=False) -> dict:
     """Check every input of :func:`evaluate` (loading the agents once) and return what to play.
 
@@ -196,7 +187,7 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
             given = as_agent(agent_spec, what)  # a class made, a factory called, as a name of one would be
         except ValueError as exc:
             raise ValueError(f"agent {what}: {exc}") from None
-        agent_spec = _name_of(given)
+        agent_spec = agent_label(given)
     if not isinstance(agent_spec, str) or not agent_spec.strip():
         raise ValueError(f"agent must be a non-empty name or an agent (something with act(observation, info)); "
                          f"use {NAMES_HELP}")
@@ -338,7 +329,7 @@ def run(args) -> int:
                                                     plan["trust"]),
                        prepare=lambda: _prepare_folder(out_dir, args))
     with run.playing():
-        report = _execute(plan, progress=True, journal=journal)
+        report = _execute(plan, progress=not args.no_progress, journal=journal)
     print(format_table(report))
     with run.saving():
         json_path, png_path = save_report(report, out_dir)

@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agents.base import AgentFailed
 from agents.registry import NAMES_HELP, action_count, network_of
 from ten_env import Rules
 from ten_env.actions import max_bid_for, num_actions
@@ -332,6 +333,11 @@ def add_jobs_argument(parser: argparse.ArgumentParser, metavar: str = "N") -> No
                         help="worker processes (default: all cores; the results do not depend on it)")
 
 
+def add_progress_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-progress``: no progress bar on stderr (a log file gets every redraw of it)."""
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (for a log file)")
+
+
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``ten eval`` / ``python -m train.evaluate``."""
     parser.add_argument("agent", help=f"the agent to evaluate: {NAMES_HELP}")
@@ -349,6 +355,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
                         help="game i uses deck seed SEED+i (default 0)")
     add_jobs_argument(parser)
+    add_progress_argument(parser)
     add_rules_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help="where to save report.json / ladder.png "
                                                       "(default runs/eval/<agent name>)")
@@ -410,7 +417,7 @@ def run_command(prog: str, run, args) -> int:
                 message = message[:600] + " ..."
             print(f"{prog}: error: {message}", file=sys.stderr)
             return 2
-        except RunStopped as exc:
+        except (RunStopped, AgentFailed) as exc:  # AgentFailed: the error is in the agent's code, not ours
             print(f"{prog}: error: {exc}", file=sys.stderr)
             return 1
         except ModuleNotFoundError as exc:

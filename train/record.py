@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.base import AgentFailed, move_of
 from agents.tournament import player_view, seeded_games
 from ten_env import Rules
 from ten_env.record import Recorder, save_record
@@ -50,10 +51,14 @@ def agent_move(rec: Recorder, agent) -> list[dict]:
     """``agent``, in the seat to act in ``rec``'s game, takes its move (seeing
     :func:`~agents.tournament.player_view`), recorded with its network's view of it
     (:func:`policy_note`); the new steps, forced ones after it included."""
-    game = rec.game
-    observation, info = player_view(game, game.current_player, agent)
+    game, seat = rec.game, rec.game.current_player
+    observation, info = player_view(game, seat, agent)
     note = policy_note(agent, observation, game.action_name)
-    return rec.act(agent.act(observation, info), policy=note)
+    action = move_of(agent, seat, observation, info)
+    try:
+        return rec.act(action, policy=note)
+    except ValueError as exc:  # the engine refused it, the game unchanged
+        raise AgentFailed.refused(agent, seat, exc) from exc
 
 
 def play_recorded(rec: Recorder, players: dict) -> None:

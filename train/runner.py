@@ -252,6 +252,11 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
             bar.close()
 
 
+WORKER_LOST = ("a worker process ended before its games were played: a script that calls evaluate (or the "
+               "league, or distill) with more than one job must do it under 'if __name__ == \"__main__\":', since "
+               "each worker imports the script; otherwise the machine ended it (out of memory?): try fewer jobs")
+
+
 def _run(tasks: list[Chunk], play, jobs: int, cache: dict, done) -> None:
     """:func:`run_chunks`'s games, here or on ``jobs`` workers."""
     if jobs == 1:
@@ -259,7 +264,12 @@ def _run(tasks: list[Chunk], play, jobs: int, cache: dict, done) -> None:
             done(task, play(task, cache))
     else:
         import multiprocessing
+        from concurrent.futures.process import BrokenProcessPool
 
+        if getattr(multiprocessing.current_process(), "_inheriting", False):
+            # A worker importing the script that started the evaluation, which starts it again at
+            # import: it ends here, quietly, and the script's own process says why (below).
+            raise SystemExit(1)
         context = multiprocessing.get_context("spawn")
         executor = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
                                        initializer=_worker_init)
@@ -271,6 +281,11 @@ def _run(tasks: list[Chunk], play, jobs: int, cache: dict, done) -> None:
                 finished, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
                 for future in finished:
                     done(pending.pop(future), future.result())
+        except BrokenProcessPool:
+            _stop_workers(executor)
+            from .options import RunStopped
+
+            raise RunStopped(WORKER_LOST) from None
         except BaseException:  # Ctrl-C, a chunk that failed, a journal that cannot be written
             _stop_workers(executor)
             raise
