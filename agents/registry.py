@@ -8,6 +8,7 @@ when trusted), or your own code: ``<module>:<name>`` or ``<file.py>:<name>``
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -22,7 +23,7 @@ from ten_env.rules import JEN_LEVELS
 
 from .heuristic import HeuristicAgent
 from .jen import JenAgent
-from .policy import PRETRAINED_DIR, PolicyAgent
+from .policy import PRETRAINED_DIR, PolicyAgent, shipped_models
 from .random_agent import RandomAgent
 from .search import CHANCE, DEFAULT_BUDGET, MAX_BUDGET, OracleAgent, SearchAgent
 
@@ -80,7 +81,10 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
         return PolicyAgent(spec, trust=trust)
     if _FILE_ENTRY.fullmatch(spec) or _MODULE_ENTRY.fullmatch(spec):
         return load_entry_point(spec, seed)
-    raise ValueError(f"unknown agent {spec!r}; use {NAMES_HELP}")
+    close = difflib.get_close_matches(spec, ["random", "heuristic", "search", "oracle", *shipped_models()], n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ValueError(f"unknown agent {spec!r}; {hint}use {NAMES_HELP} (the pretrained models: "
+                     f"{', '.join(shipped_models())})")
 
 
 def is_entry_point(spec) -> bool:

@@ -21,7 +21,8 @@ import ten_env
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=42, help="deck shuffle and policy seed")
-    parser.add_argument("--players", type=int, default=3, help="2-5 players (default 3)")
+    parser.add_argument("--players", type=int, default=3, choices=range(2, 6), metavar="{2-5}",
+                        help="2-5 players (default 3)")
     args = parser.parse_args(argv)
 
     env = ten_env.env(num_players=args.players, render_mode="ansi")  # PettingZoo AEC, standard wrappers

@@ -37,7 +37,8 @@ def choose(game: Game) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7, help="deck shuffle seed")
-    parser.add_argument("--players", type=int, default=3, help="2-5 players (default 3)")
+    parser.add_argument("--players", type=int, default=3, choices=range(2, 6), metavar="{2-5}",
+                        help="2-5 players (default 3)")
     args = parser.parse_args(argv)
 
     print(f"score(['B1', 'B2', 'W3', 'G#', 'G7']) = {score(['B1', 'B2', 'W3', 'G#', 'G7'])}")

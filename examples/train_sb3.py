@@ -50,7 +50,8 @@ def evaluate(model, level: int, games: int, seed: int) -> dict:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30_000, help="training steps (default 30,000)")
-    parser.add_argument("--level", type=int, default=4, help="JEN's level, 4-10 (default 4)")
+    parser.add_argument("--level", type=int, default=4, choices=range(4, 11), metavar="{4-10}",
+                        help="JEN's level, 4-10 (default 4)")
     parser.add_argument("--games", type=int, default=20, help="evaluation games (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="training and evaluation seed")
     parser.add_argument("--out", type=Path, default=None, help="save the model to this .zip file")

@@ -101,7 +101,10 @@ def test_make_agent_names():
     assert make_agent("jen:7").level == 7
     for bad, message in (("jen:11", r"^agent 'jen:11': JEN needs a level from 4 to 10, as in jen:7$"),
                          ("jen:x", r"^agent 'jen:x': JEN needs a level from 4 to 10"),
-                         ("alphago", r"^unknown agent 'alphago'"),
+                         ("alphago", r"^unknown agent 'alphago'; use random, .* \(the pretrained models: ppo-2p, "
+                                     r"ppo-4p, ppo-jen, .*ppo-jen-v1, ppo-mixed\)$"),
+                         ("ppo-jne", r"^unknown agent 'ppo-jne'; did you mean 'ppo-jen'\? use random"),  # a typo
+                         ("heuristc", r"^unknown agent 'heuristc'; did you mean 'heuristic'\? use random"),
                          ("missing_model.zip", r"^model file 'missing_model.zip' does not exist")):
         with pytest.raises(ValueError, match=message):
             make_agent(bad)

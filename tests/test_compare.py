@@ -186,6 +186,8 @@ def test_paired_compares_the_deals_both_agents_played(tmp_path, capsys):
     # six deals: far too few won by one only for the t interval, and said so
     assert notes == [f"jen:4 at JEN 4: {only_mine + only_theirs} deals won by one only: the interval is rough "
                      f"(made for 25 or more)"]
+    assert compare._rough("x", {"first_only": 1, "second_only": 0}) == [
+        "x: 1 deal won by one only: the interval is rough (made for 25 or more)"]  # said "1 deals"
     lopsided = compare.paired_comparison({s: ("L", -5) for s in range(4)},
                                          {s: ("W", 5) for s in range(3)} | {3: ("L", 0)})
     assert lopsided["ci_high"] == 1.0 and lopsided["ci_low"] > -1  # a difference of win rates stays within [-1, 1]

@@ -1140,3 +1140,32 @@ def test_a_run_under_nohup_outlives_its_terminal(tmp_path):
     _, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     assert json.loads((out / "report.json").read_text())["matchups"][0]["games"] == 60
+
+
+def test_a_script_that_evaluates_on_workers_without_a_main_guard_is_told_so(tmp_path):
+    """Each spawned worker imports the script, which starts the evaluation again: three tracebacks
+    (the workers' and a BrokenProcessPool) said nothing of the cause."""
+    script = tmp_path / "noguard.py"
+    script.write_text('from train.evaluate import evaluate\n\nevaluate("heuristic", levels=[4], games=4, jobs=2)\n')
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 1 and run.stderr.count("Traceback") == 1, run.stderr
+    assert run.stderr.strip().splitlines()[-1] == f"train.options.RunStopped: {runner.WORKER_LOST}"
+    assert "if __name__ == \"__main__\":" in runner.WORKER_LOST
+    script.write_text(script.read_text().replace("evaluate(", 'if __name__ == "__main__":\n    print(evaluate(')
+                      .replace("jobs=2)", "jobs=2)[\"games\"])"))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0 and run.stdout == "4\n", run.stderr
+
+
+def test_no_progress_leaves_the_bar_out_of_a_log(tmp_path, capsys):
+    """ten train had --no-progress; ten eval, ten league and ten distill generate drew their bar into any log."""
+    from train import league as L
+
+    argv = ["heuristic", "--levels", "4", "--games", "2", "--jobs", "1"]
+    assert E.main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert "evaluating" in capsys.readouterr().err
+    assert E.main([*argv, "--out", str(tmp_path / "b"), "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+    assert L.main(["heuristic", "random", "--games", "2", "--jobs", "1", "--out", str(tmp_path / "l"),
+                   "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""

@@ -84,6 +84,19 @@ def test_aec_loop_takes_the_player_count():
     assert "player 4: coins" in out
 
 
+@pytest.mark.parametrize("name, args, message", [
+    ("aec_loop.py", ["--players", "7"], "aec_loop.py: error: argument --players: invalid choice: 7 (choose from 2, 3, 4, 5)"),
+    ("engine.py", ["--players", "1"], "engine.py: error: argument --players: invalid choice: 1"),
+    ("train_sb3.py", ["--level", "11"], "train_sb3.py: error: argument --level: invalid choice: 11 (choose from 4, 5"),
+])
+def test_an_example_given_a_count_or_level_out_of_range_says_so_in_one_line(name, args, message):
+    """They printed the engine's traceback."""
+    done = subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(message)
+
+
 def test_engine_plays_a_game_and_its_clone():
     out = run_example("engine.py", "--seed", "7")
     assert "score(['B1', 'B2', 'W3', 'G#', 'G7']) = 5" in out

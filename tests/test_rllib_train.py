@@ -379,7 +379,7 @@ def test_readme_test_commands_are_the_ones_ci_runs():
     """The suite imports Ray (these files): the README's test commands install the rllib extra,
     exactly as .ci/run does, so following the README runs every test."""
     readme = (ROOT / "README.md").read_text()
-    block = readme.split("The tests", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    block = readme.split("To run the tests", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     readme_commands = [line for line in block.splitlines() if line.strip()]
     ci_commands = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
                    if line.startswith(("pip ", "python "))]

@@ -97,6 +97,10 @@ def test_bad_configs_name_the_key(data, message):
     ("selfplay_2p", "evaluation.final_levels=4-5", ["evaluation.final_levels=4-10", "evaluation.final_levels="],
      "evaluation.final_levels is for runs against JEN; this one (opponents.kind selfplay)"),
     ("rllib_jen", "train.vec_env=subproc", ["train.vec_env=dummy"], "train.vec_env is for backend sb3"),
+    # SB3 learns from whole rollouts: 512 steps trained 2,048, the progress bar showing 2,048/512
+    ("quick", "train.total_steps=512", ["train.total_steps=60000", "train.total_steps=4096"],
+     "train.total_steps 512 is not a whole number of rollouts (algorithm.n_steps x train.n_envs = 2,048 steps): "
+     "the run trains 2,048"),
 ])
 def test_a_key_the_run_never_reads_is_named_in_a_warning(tmp_path, capsys, name, setting, quiet, note):
     unused = []
@@ -291,7 +295,7 @@ def test_a_warm_start_that_cannot_be_read_leaves_no_run_behind(tmp_path, capsys)
     for run in ("run", "empty", "link"):
         argv = ["train", str(CONFIGS / "quick.yaml"), "--set", f"output.dir={tmp_path / run}", "--set",
                 f"train.init_from={tmp_path / 'm.zip'}", "--set", "algorithm.net_arch=[256,256]", "--set",
-                "train.total_steps=128"]
+                "train.total_steps=2048"]  # one rollout: no warning before the error
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"ten: error: train.init_from: '{tmp_path / 'm.zip'}' is not a MaskablePPO model "

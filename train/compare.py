@@ -322,7 +322,8 @@ def _rough(where: str, c: dict) -> list[str]:
     decided = c["first_only"] + c["second_only"]
     if decided >= ROUGH:
         return []
-    return [f"{where}: {decided} deals won by one only: the interval is rough (made for {ROUGH} or more)"]
+    deals = "deal" if decided == 1 else "deals"
+    return [f"{where}: {decided} {deals} won by one only: the interval is rough (made for {ROUGH} or more)"]
 
 
 def _paired_row(name: str, level: str, c: dict) -> list[str]:

@@ -511,8 +511,9 @@ def load_config(path: str | Path, overrides: list[str] = (), unused: list | None
 def unused_keys(config: Config, given: dict) -> list[str]:
     """A note for each key ``given`` (the config as written, overrides applied) and set to other
     than its default (or nothing) that the run it describes never reads, so that a setting meant
-    for another kind of run is not lost in silence. A run's own ``config.yaml``, which writes
-    out every default, gives none."""
+    for another kind of run is not lost in silence (a run's own ``config.yaml``, which writes
+    out every default, gives none); and one for a ``train.total_steps`` that SB3, which learns
+    from whole rollouts, rounds up by more than a twentieth."""
     def given_in(section: str, key: str) -> bool:
         part, model = given.get(section), getattr(config, section)
         value = getattr(model, key)
@@ -527,6 +528,11 @@ def unused_keys(config: Config, given: dict) -> list[str]:
                      f"{config.opponents.kind}) is evaluated against evaluation.opponents")
     if config.backend == "rllib" and given_in("train", "vec_env"):  # (a ray section under sb3 is refused)
         notes.append("train.vec_env is for backend sb3; with backend rllib, RLlib's env runners run the envs")
+    rollout, budget = config.algorithm.n_steps * config.train.n_envs, config.train.total_steps
+    trained = -(-budget // rollout) * rollout  # SB3 learns from whole rollouts only
+    if config.backend == "sb3" and trained - budget > budget / 20:  # a few steps over are not worth a word
+        notes.append(f"train.total_steps {config.train.total_steps:,} is not a whole number of rollouts "
+                     f"(algorithm.n_steps x train.n_envs = {rollout:,} steps): the run trains {trained:,}")
     return notes
 
 

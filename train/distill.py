@@ -185,7 +185,7 @@ from ten_env.env import final_rewards
 from ten_env.record import write_atomically
 from ten_env.rules import JEN_LEVELS
 
-from .options import (add_jobs_argument, add_rules_arguments, at_least, check_max_bid, check_output, make_writable,
+from .options import (add_jobs_argument, add_progress_argument, add_rules_arguments, at_least, check_max_bid, check_output, make_writable,
                       parse_levels, real_number, rules_from_args, span, whole_number)
 from .journal import JOURNAL, Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
@@ -996,6 +996,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="game i of each level uses deck seed S+i (keep away from the seeds you evaluate on: "
                           "ten eval uses 0 to games-1 by default)")
     add_jobs_argument(gen, "J")
+    add_progress_argument(gen)
     add_rules_arguments(gen)
     gen.add_argument("-o", "--out", required=True, metavar="DATA.npz", help="the data file to write")
     gen.add_argument("--overwrite", action="store_true",
@@ -1078,7 +1079,7 @@ def run_generate(args) -> int:
               f"default (from 0; --games {EVAL_DECKS} plays 0-{EVAL_DECKS - 1}): evaluate on other seeds, or "
               f"generate with --seed {EVAL_DECKS} or more", file=sys.stderr)
     with run.playing():
-        data = play_generation(plan, progress=True, journal=journal)
+        data = play_generation(plan, progress=not args.no_progress, journal=journal)
     with run.saving():
         save_data(data, out)
     _remove_parts(parts)

@@ -62,7 +62,7 @@ from ten_env.deck import load as load_deck
 from ten_env.record import write_atomically
 from ten_env.rules import PLAYER_COUNTS
 
-from .options import (Parser, add_jobs_argument, add_rules_arguments, add_trust_argument, at_least,
+from .options import (Parser, add_jobs_argument, add_progress_argument, add_rules_arguments, add_trust_argument, at_least,
                       check_max_bid, is_whole, need_training_extra, prepare_out_dir, rules_from_args, run_command,
                       span, whole_number, within)
 from .journal import Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
@@ -513,6 +513,7 @@ def add_league_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="S",
                         help="game i of every table uses deck seed S+i; also seeds the bootstrap (default 0)")
     add_jobs_argument(parser, metavar="J")
+    add_progress_argument(parser)
     add_rules_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help=f"where to save league.json / league.png "
                                                       f"(default {DEFAULT_OUT})")
@@ -540,7 +541,7 @@ def run(args) -> int:
                        prepare=lambda: prepare_out_dir(out_dir, () if args.resume else LEAGUE_FILES, args.overwrite,
                                                        what="a league report"))
     with run.playing():
-        report = execute(plan, progress=True, journal=journal)
+        report = execute(plan, progress=not args.no_progress, journal=journal)
     print(format_league(report))
     with run.saving():
         json_path, png_path = save_league(report, out_dir)
