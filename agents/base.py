@@ -16,13 +16,13 @@ the opponents of a Gymnasium view, which are shown the PettingZoo view.
 
 from __future__ import annotations
 
-import sysconfig
+import inspect
+import os
 import traceback
 from pathlib import Path
 
 import numpy as np
 
-import ten_env
 from ten_env import cards as C
 from ten_env import payment
 
@@ -104,28 +104,35 @@ def agent_label(agent) -> str:
 
 
 class AgentFailed(RuntimeError):
-    """An agent's own code raised while choosing a move, or it chose a move the game refuses: said
-    in one line that names the agent and where its code failed (``ten`` prints it, no traceback)."""
+    """Your agent's code raised while choosing a move, or it chose a move the game refuses: said in
+    one line that names the agent and the line of its code that raised (``ten`` prints it, no
+    traceback). This project's own agents are not yours: their errors keep their traceback."""
 
     @classmethod
     def choosing(cls, agent, seat: int, exc: Exception) -> "AgentFailed | None":
-        """The failure of ``agent``'s own code, or ``None`` where the error came from this project's
-        code or an installed library's alone (a bug of ours: its traceback is wanted)."""
-        frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if not _ours(frame.filename)]
-        if not frames:
+        """The failure of ``agent``'s code, or ``None`` for one of this project's agents."""
+        if _is_ours(agent):
             return None
+        frames = traceback.extract_tb(exc.__traceback__)
+        source = _source_file(agent)
+        mine = [frame for frame in frames if source and os.path.realpath(frame.filename) == source]
+        where = (mine or frames)[-1:]
         message = " ".join(str(exc).split())
         return cls(f"the agent {agent_label(agent)} (seat {seat}) raised {type(exc).__name__}"
-                   f"{': ' + message if message else ''} ({Path(frames[-1].filename).name}, line {frames[-1].lineno})")
+                   f"{': ' + message if message else ''}"
+                   + "".join(f" ({Path(frame.filename).name}, line {frame.lineno})" for frame in where))
 
     @classmethod
-    def refused(cls, agent, seat: int, exc: ValueError) -> "AgentFailed":
+    def refused(cls, agent, seat: int, exc: ValueError) -> "AgentFailed | None":
+        """``agent``'s move refused by the game (``exc``), or ``None`` for one of this project's agents."""
+        if _is_ours(agent):
+            return None
         return cls(f"the agent {agent_label(agent)} (seat {seat}) chose a move the game refuses: {exc}")
 
 
 def move_of(agent, seat: int, observation: dict, info: dict) -> int:
-    """``agent``'s move (its ``act``, or the policy function itself) in ``seat``; where its own code
-    raises, :class:`AgentFailed` saying so in one line, the error as its cause."""
+    """``agent``'s move (its ``act``, or the policy function itself) in ``seat``; where your agent's
+    code raises, :class:`AgentFailed` saying so in one line, the error as its cause."""
     act = agent.act if hasattr(agent, "act") else agent
     try:
         return act(observation, info)
@@ -136,14 +143,20 @@ def move_of(agent, seat: int, observation: dict, info: dict) -> int:
         raise failed from exc
 
 
-def _ours(filename: str) -> bool:
-    """Whether ``filename`` is this project's code (``ten_env``, ``agents``, ``train``), Python's or an
-    installed library's."""
-    return filename.startswith(_NOT_THE_USERS) or filename.startswith("<frozen ")
+def _defined_by(agent):
+    """The class or function whose code ``agent`` runs."""
+    return agent if inspect.isfunction(agent) or inspect.ismethod(agent) else type(agent)
 
 
-_PROJECT = Path(ten_env.__file__).resolve().parents[1]
-_NOT_THE_USERS = tuple(
-    {str(_PROJECT / package) for package in ("ten_env", "agents", "train")}
-    | {str(Path(path).resolve()) for key, path in sysconfig.get_paths().items()
-       if key in ("stdlib", "platstdlib", "purelib", "platlib")})
+def _is_ours(agent) -> bool:
+    """Whether ``agent`` is one of this project's (defined in ``ten_env``, ``agents`` or ``train``)."""
+    return (getattr(_defined_by(agent), "__module__", None) or "").partition(".")[0] in ("ten_env", "agents",
+                                                                                          "train")
+
+
+def _source_file(agent) -> str | None:
+    try:
+        file = inspect.getsourcefile(_defined_by(agent))
+    except (TypeError, OSError):  # a built-in, or a class made at the prompt
+        return None
+    return os.path.realpath(file) if file else None

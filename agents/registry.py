@@ -13,6 +13,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import os
 import re
 import sys
 import traceback
@@ -81,7 +82,8 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
         return PolicyAgent(spec, trust=trust)
     if _FILE_ENTRY.fullmatch(spec) or _MODULE_ENTRY.fullmatch(spec):
         return load_entry_point(spec, seed)
-    close = difflib.get_close_matches(spec, ["random", "heuristic", "search", "oracle", *shipped_models()], n=1)
+    close = difflib.get_close_matches(spec.lower(), ["random", "heuristic", "search", "oracle", *shipped_models()],
+                                      n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
     raise ValueError(f"unknown agent {spec!r}; {hint}use {NAMES_HELP} (the pretrained models: "
                      f"{', '.join(shipped_models())})")
@@ -221,10 +223,10 @@ def _factory(function) -> bool:
     """Whether ``function`` is a factory (called with no arguments) rather than a policy
     ``(observation, info)``: one that takes both arguments is a policy, even with defaults."""
     try:
-        signature = inspect.signature(function)
+        inspect.signature(function)
     except ValueError:  # no signature to read (some built-ins): not a factory we can tell
         return False
-    return _binds(function) and not _binds(function, None, None) if signature else False
+    return _binds(function) and not _binds(function, None, None)
 
 
 def _said(exc: BaseException) -> str:
@@ -238,18 +240,18 @@ def _said(exc: BaseException) -> str:
 def entry_point_file(spec: str) -> str | None:
     """The file that defines the agent ``spec`` names, if it is your own (:func:`load_entry_point`)
     and has been loaded; ``None`` otherwise. A journal keeps its digest, so that a run resumed
-    after the agent's code changed is refused. A file in the current folder or under it is named
-    from there, so that a run moved with the agent's file beside it (another checkout, another
-    machine) resumes there."""
+    after the agent's code changed is refused. A file is named as the spec names it (a module's,
+    from the current folder where it lies under it), so that a run moved with the agent's file
+    beside it (another checkout, another machine) resumes there, and one that names it by its
+    whole path resumes from any folder."""
     if not is_entry_point(spec):
         return None
     spec = spec.strip()
     match = _FILE_ENTRY.fullmatch(spec)
     if match:
-        file = match[1] if Path(match[1]).is_file() else None
-    else:
-        match = _MODULE_ENTRY.fullmatch(spec)
-        file = getattr(sys.modules.get(match[1]) if match else None, "__file__", None)
+        return Path(os.path.normpath(match[1])).as_posix() if Path(match[1]).is_file() else None
+    match = _MODULE_ENTRY.fullmatch(spec)
+    file = getattr(sys.modules.get(match[1]) if match else None, "__file__", None)
     if file is None:
         return None
     file = Path(file).resolve()

@@ -91,7 +91,10 @@ def play_game(game: Game, players: list, clock: list | None = None) -> None:
         try:
             game.act(action)
         except ValueError as exc:  # the engine refused it, the game unchanged
-            raise AgentFailed.refused(player, seat, exc) from exc
+            failed = AgentFailed.refused(player, seat, exc)
+            if failed is None:
+                raise
+            raise failed from exc
 
 
 #: How :func:`agent_seed` makes agents' seeds; a journal of ``ten eval``, ``ten league`` or

@@ -105,6 +105,7 @@ def test_make_agent_names():
                                      r"ppo-4p, ppo-jen, .*ppo-jen-v1, ppo-mixed\)$"),
                          ("ppo-jne", r"^unknown agent 'ppo-jne'; did you mean 'ppo-jen'\? use random"),  # a typo
                          ("heuristc", r"^unknown agent 'heuristc'; did you mean 'heuristic'\? use random"),
+                         ("HEURISTIC", r"^unknown agent 'HEURISTIC'; did you mean 'heuristic'\? use random"),
                          ("missing_model.zip", r"^model file 'missing_model.zip' does not exist")):
         with pytest.raises(ValueError, match=message):
             make_agent(bad)

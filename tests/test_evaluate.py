@@ -1136,6 +1136,7 @@ def test_a_run_under_nohup_outlives_its_terminal(tmp_path):
     journal, deadline = out / "progress.jsonl", time.monotonic() + 120
     while time.monotonic() < deadline and not journal.exists() and run.poll() is None:
         time.sleep(0.1)
+    assert journal.exists() and run.poll() is None  # under way when the terminal closes
     run.send_signal(signal.SIGHUP)
     _, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
@@ -1169,3 +1170,38 @@ def test_no_progress_leaves_the_bar_out_of_a_log(tmp_path, capsys):
     assert L.main(["heuristic", "random", "--games", "2", "--jobs", "1", "--out", str(tmp_path / "l"),
                    "--no-progress"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_closed_terminal_stops_an_evaluation_on_workers_in_one_line(tmp_path):
+    """SIGHUP reaches the whole process group: multiprocessing's resource tracker died of it, was
+    started again, and printed a warning and a traceback for each resource the workers freed."""
+    import signal
+
+    out = tmp_path / "eval"
+    run = subprocess.Popen([sys.executable, "-m", "train.cli", "eval", "heuristic", "--levels", "4-10", "--games",
+                            "600", "--jobs", "2", "--no-progress", "--out", str(out)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    journal, deadline = out / "progress.jsonl", time.monotonic() + 120
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 3):
+        time.sleep(0.2)  # two chunks played
+    os.killpg(run.pid, signal.SIGHUP)  # as a terminal that closes sends it
+    try:
+        _, err = run.communicate(timeout=60)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # nothing of its group outlives it
+            try:
+                os.killpg(run.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("processes of the evaluation outlived it")
+    finally:
+        try:
+            os.killpg(run.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert run.returncode == 128 + signal.SIGHUP, err
+    assert "Traceback" not in err and "resource_tracker" not in err, err
+    assert err.strip().splitlines() == [f"the games played so far are kept in {str(out)!r}: run the same command "
+                                        f"with --resume to go on", "", "ten: stopped by SIGHUP"]

@@ -116,7 +116,7 @@ def test_a_file_anywhere_is_run_as_a_script_its_folder_first(tmp_path, monkeypat
         agent = make_agent(spec)
         assert agent(*_observation()) == _observation()[0]["action_mask"].nonzero()[0][-1]
         assert make_agent(spec) is agent  # the file runs once
-        assert entry_point_file(spec) == str((folder / "mine.py").resolve())
+        assert entry_point_file(spec) == (folder / "mine.py").as_posix()  # as the spec names it
     finally:
         sys.modules.pop(helper, None)
 
@@ -225,6 +225,15 @@ def test_a_run_moved_with_your_agent_s_file_beside_it_resumes(tmp_path, capsys, 
     monkeypatch.chdir(tmp_path / "edited")
     assert E.main(argv + ["--resume"]) == 2
     assert "differs in: 'mybots.py' (its contents changed since the run began)" in capsys.readouterr().err
+    # named by its whole path, it resumes from any folder (named from the current folder, it did not)
+    whole = [f"{first / 'mybots.py'}:Lowest", *argv[1:-1], str(tmp_path / "whole")]
+    monkeypatch.chdir(first)
+    with monkeypatch.context() as patch:
+        interrupt_after(patch, runner, "play_chunk", 1)
+        assert E.main(whole) == 130
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path)
+    assert E.main(whole + ["--resume"]) == 0, capsys.readouterr().err
 
 
 def test_a_league_tells_your_agents_apart_by_name(bots, tmp_path):
@@ -314,6 +323,10 @@ def test_your_agent_s_error_is_one_line_naming_it_and_where(tmp_path, monkeypatc
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip().splitlines()[-1].endswith(
         "error: the agent Crash (seat 0) raised RuntimeError: boom in my bot (faulty.py, line 4)")
+    (tmp_path / "agents_mine.py").write_text(FAULTY)  # a name that starts as this project's packages do
+    assert E.main(["agents_mine:Crash", *argv, "--overwrite"]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
+        "error: the agent Crash (seat 0) raised RuntimeError: boom in my bot (agents_mine.py, line 4)")
     assert E.main(["faulty.py:Bad", *argv, "--overwrite"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip().splitlines()[-1].endswith(
@@ -332,6 +345,10 @@ def test_an_error_in_this_project_s_own_code_keeps_its_traceback(monkeypatch):
     with pytest.raises(KeyError) as caught:
         play_games([HeuristicAgent()], Rules(jen_level=4), n=1)
     assert not isinstance(caught.value, AgentFailed)
+    monkeypatch.undo()
+    monkeypatch.setattr(HeuristicAgent, "act", lambda self, observation, info: 131)  # an illegal move of ours
+    with pytest.raises(ValueError, match=r"^action 'bid_40' \(id 131\) is not legal"):
+        play_games([HeuristicAgent()], Rules(jen_level=4), n=1)
 
     def crash(observation, info):
         return {}["key"]  # the user's own line

@@ -541,3 +541,40 @@ def test_a_query_string_asks_for_the_same_page_and_record(web_game):
         assert reply.status == 200 and "text/html" in reply.getheader("Content-Type")
     with urllib.request.urlopen(url + "record?t=1", timeout=10) as reply:
         assert json.loads(reply.read())["steps"] == web.rec.to_dict()["steps"]
+
+
+class _Illegal:
+    """A bot of the person's opponent that answers with a move the game never allows now."""
+
+    def act(self, observation, info):
+        return 131  # bid_40, when it is to draw
+
+
+def test_an_opponent_that_cannot_move_stops_the_game_in_one_line(capsys):
+    """An opponent's illegal move dropped the request (the server printed two tracebacks), and the
+    person could then play the opponent's moves for it."""
+    server = make_server(0)
+    server.web = web = WebGame(Rules(num_players=2), {1: _Illegal()}, ["you", "bot"], seed=3)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        while web.rec.game.current_player == 0:  # the person moves until the bot's turn
+            code, answer = _post(url, {"action": "stop_numbers" if "stop_numbers" in web.rec.game.legal_action_names()
+                                       else web.rec.game.legal_action_names()[0]})
+            if code != 200:
+                break
+        assert code == 500, answer
+        assert answer["error"] == ("the game cannot go on: the agent _Illegal (seat 1) chose a move the game refuses: "
+                                   "action 'bid_40' (id 131) is not legal for player 1 in the draw phase; legal: "
+                                   "draw, stop_numbers")
+        assert answer["record"] == web.record()
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and err.strip() == "ten: error: " + answer["error"].split(": ", 1)[1]
+        steps = len(web.rec.steps)
+        code, answer = _post(url, {"action": "draw"})  # the bot's move, offered by the person: refused
+        assert code == 400 and answer["error"].startswith("the game cannot go on: the agent _Illegal")
+        assert len(web.rec.steps) == steps
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -58,7 +58,10 @@ def agent_move(rec: Recorder, agent) -> list[dict]:
     try:
         return rec.act(action, policy=note)
     except ValueError as exc:  # the engine refused it, the game unchanged
-        raise AgentFailed.refused(agent, seat, exc) from exc
+        failed = AgentFailed.refused(agent, seat, exc)
+        if failed is None:
+            raise
+        raise failed from exc
 
 
 def play_recorded(rec: Recorder, players: dict) -> None:

@@ -70,8 +70,11 @@ _WORKER_CACHE: dict = {}
 
 
 def _worker_init() -> None:
-    # The parent handles Ctrl-C; one thread per worker since the workers fill the cores.
+    # The parent handles Ctrl-C and a closed terminal (both reach the whole process group) and
+    # stops its workers; one thread per worker since the workers fill the cores.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     # The parent said it once when it loaded the agents to check them; a worker's copy would repeat it.
     warnings.filterwarnings("ignore", message=TRUSTED_WARNING)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -252,9 +255,24 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
             bar.close()
 
 
-WORKER_LOST = ("a worker process ended before its games were played: a script that calls evaluate (or the "
-               "league, or distill) with more than one job must do it under 'if __name__ == \"__main__\":', since "
-               "each worker imports the script; otherwise the machine ended it (out of memory?): try fewer jobs")
+WORKER_LOST = ("a worker process ended before its games were played: the machine may have ended it (out of "
+               "memory? try fewer jobs), or a script calls evaluate (or the league, or distill) with more than one "
+               "job outside 'if __name__ == \"__main__\":', which it must, since each worker imports the script")
+
+
+def _start_resource_tracker() -> None:
+    """multiprocessing's resource tracker, started (if it is not yet) deaf to SIGHUP, as it is to
+    SIGINT and SIGTERM: a closed terminal sends SIGHUP to the whole process group, and a tracker
+    killed by it is started again, to print a traceback for each resource the workers free."""
+    from multiprocessing import resource_tracker
+
+    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # inherited by the tracker's process
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 def _run(tasks: list[Chunk], play, jobs: int, cache: dict, done) -> None:
@@ -270,6 +288,7 @@ def _run(tasks: list[Chunk], play, jobs: int, cache: dict, done) -> None:
             # A worker importing the script that started the evaluation, which starts it again at
             # import: it ends here, quietly, and the script's own process says why (below).
             raise SystemExit(1)
+        _start_resource_tracker()
         context = multiprocessing.get_context("spawn")
         executor = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
                                        initializer=_worker_init)

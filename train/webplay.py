@@ -33,6 +33,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from agents.base import AgentFailed
 from ten_env import Rules
 from ten_env.record import Recorder, save_record
 
@@ -68,6 +69,7 @@ class WebGame:
         self.rec = Recorder(rules, names, seed=seed)
         self.players, self.you, self.save = players, you, save
         self.lock = threading.Lock()  # the server answers requests on threads; one move at a time
+        self.failed: str | None = None  # what stopped the game: an agent's error, its seat's turn forever
         self._agents_move()
 
     def _agents_move(self) -> None:
@@ -95,11 +97,18 @@ class WebGame:
                                 f"{len(self.rec.steps)}: it is not played", self.rec.to_dict(public=True))
             if game.is_over:
                 raise ValueError("the game is over")
+            if self.failed is not None:  # the turn is an agent's, which cannot move: none is the person's
+                raise ValueError(f"the game cannot go on: {self.failed}")
             legal = game.legal_action_names()
             if not isinstance(action, str) or action not in legal:
                 raise ValueError(f"{action!r} is not one of your moves now; legal: {', '.join(legal)}")
             self.rec.act(action)
-            self._agents_move()
+            try:
+                self._agents_move()
+            except AgentFailed as exc:
+                self.failed = str(exc)
+                print(f"ten: error: {exc}", file=sys.stderr, flush=True)
+                raise
             return self.rec.to_dict(public=True)
 
     def record(self, public: bool = True) -> dict:
@@ -230,6 +239,8 @@ def make_server(port: int) -> ThreadingHTTPServer:
                 self._json(409, {"error": str(exc), "record": exc.record})
             except ValueError as exc:
                 self._json(400, {"error": str(exc)})
+            except AgentFailed as exc:  # the person's move stands; the agent after it could not move
+                self._json(500, {"error": f"the game cannot go on: {exc}", "record": web.record()})
 
     try:
         return _Server(("127.0.0.1", port), Handler)
