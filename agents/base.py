@@ -25,6 +25,7 @@ import numpy as np
 
 from ten_env import cards as C
 from ten_env import payment
+from ten_env.actions import action_names, is_index
 
 
 class Agent:
@@ -141,6 +142,25 @@ def move_of(agent, seat: int, observation: dict, info: dict) -> int:
         if failed is None:
             raise
         raise failed from exc
+
+
+def checked_move(agent, observation: dict, info: dict) -> int:
+    """:func:`move_of` for a seat whose moves a caller plays without the engine's refusal reaching
+    the person (a training env's opponents, on SB3's worker processes): a move of your agent's that
+    the mask does not allow is :class:`AgentFailed` here, before the game sees it."""
+    snapshot = info["snapshot"]
+    seat = snapshot["current_player"]
+    action = move_of(agent, seat, observation, info)
+    mask = np.asarray(observation["action_mask"])
+    if not (is_index(action) and 0 <= int(action) < len(mask) and mask[int(action)]):
+        legal = ", ".join(snapshot["legal_actions"])
+        name = (f" ({action_names(snapshot['rules']['max_bid'])[int(action)]})"
+                if is_index(action) and 0 <= int(action) < len(mask) else "")
+        failed = AgentFailed.refused(agent, seat, ValueError(f"{action!r}{name} is not one of its moves in the "
+                                                             f"{snapshot['phase']} phase; legal: {legal}"))
+        if failed is not None:
+            raise failed
+    return action
 
 
 def _defined_by(agent):

@@ -658,6 +658,37 @@ def test_a_file_the_run_cannot_write_while_training_stops_it_in_one_line(tmp_pat
     assert json.loads((out / "model.json").read_text())["training_steps"] == 512
 
 
+@pytest.mark.parametrize("vec_env", ["dummy", "subproc"])
+def test_a_scripted_opponent_of_yours_that_fails_stops_the_run_in_one_line(tmp_path, capfd, vec_env):
+    """It printed the worker's traceback and then an EOFError's (subproc), or the raw traceback (dummy)."""
+    from agents.base import AgentFailed
+    from train.options import RunStopped
+
+    bots = tmp_path / "bots.py"
+    bots.write_text("def crash(observation, info):\n    raise RuntimeError('boom in my bot')\n\n\n"
+                    "def bid_40(observation, info):\n    return 131\n")
+    extra = ["train.total_steps=128", f"train.vec_env={vec_env}"]
+    for name, opponents, message in (
+            ("crash", f"{{kind: scripted, agents: ['{bots}:crash']}}",  # a scripted seat
+             r"the agent crash \(seat 0\) raised RuntimeError: boom in my bot \(bots.py, line 2\)"),
+            ("bid_40", f"{{kind: selfplay, scripted: ['{bots}:bid_40'], scripted_share: 1}}",  # the pool's scripted
+             r"the agent bid_40 \(seat 0\) chose a move the game refuses: 131 \(bid_40\) is not one of its moves in "
+             r"the draw phase; legal: draw, stop_numbers")):
+        out = tmp_path / f"{vec_env}-{name}"
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(f"rules: {{num_players: 2}}\nopponents: {opponents}\n")
+        config = load_config(path, [f"output.dir={out}", *TINY, *extra])
+        if vec_env == "dummy":
+            with pytest.raises(AgentFailed, match=f"^{message}$"):
+                train(config, progress=False, final_eval=False)
+            continue
+        with pytest.raises(RunStopped, match=r"^an environment's worker process ended \(its error, if it gave one, is "
+                                             r"above\); no checkpoint was saved before it$"):
+            train(config, progress=False, final_eval=False)
+        err = capfd.readouterr().err
+        assert "Traceback" not in err and re.search(f"^ten: error: {message}$", err, re.M), err
+
+
 def test_sigterm_stops_a_training_run_as_ctrl_c_does(tmp_path):
     """A kill (a scheduler taking the machine back) kept nothing: no checkpoint, no message."""
     import os

@@ -30,6 +30,7 @@ torch, stable-baselines3 and sb3-contrib are imported here only.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import time
@@ -37,12 +38,13 @@ from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import yaml
 
 import ten_env
 from agents import PolicyAgent, play_games
-from agents.base import Agent
+from agents.base import Agent, AgentFailed, agent_label, checked_move
 from agents.registry import make_agent
 from ten_env import Rules
 from ten_env.game import score_margin
@@ -89,7 +91,22 @@ class PoolOpponent(Agent):
         self.current = PolicyAgent.from_model(self._models[path], name=Path(path).stem)
 
     def act(self, observation: dict, info: dict) -> int:
-        return self.current.act(observation, info)
+        return checked_move(self.current, observation, info)
+
+
+class ScriptedSeat(Agent):
+    """A scripted opponent of a training run, playing as ``agent`` does; an error in your agent's
+    code, or a move the game refuses, stops the run in one line (:func:`agents.base.checked_move`)."""
+
+    def __init__(self, agent):
+        self.agent, self.name = agent, agent_label(agent)
+
+    def reset(self, seed: int | None = None) -> None:
+        if hasattr(self.agent, "reset"):
+            self.agent.reset(seed=seed)
+
+    def act(self, observation: dict, info: dict) -> int:
+        return checked_move(self.agent, observation, info)
 
 
 # ---------------------------------------------------------------------------- environments
@@ -112,7 +129,7 @@ def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None)
         else:
             rules = Rules(**config.rules.game(counts[rank % len(counts)]))
             if opponents.kind == "scripted":
-                others = [make_agent(name, seed=seed * 10 + i) for i, name in enumerate(opponents.agents)]
+                others = [ScriptedSeat(make_agent(name, seed=seed * 10 + i)) for i, name in enumerate(opponents.agents)]
             else:
                 others = [
                     PoolOpponent(str(out_dir / "pool"), opponents.scripted, opponents.scripted_share,
@@ -124,9 +141,38 @@ def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None)
             from ten_env.features import DerivedFeatures
 
             env = DerivedFeatures(env)
-        return Monitor(env)
+        return Monitor(_SaysWhyInOneLine(env))
 
     return make
+
+
+class _SaysWhyInOneLine(gymnasium.Wrapper):
+    """On a worker process of SB3's ``SubprocVecEnv``, an opponent's :class:`AgentFailed` is printed
+    in one line and ends the worker quietly (the training process then stops the run, see
+    :func:`train`); its traceback would go to the terminal, and the training process would see
+    only the pipe closing. In the training process itself it goes on up, to ``ten``'s one line."""
+
+    def step(self, action):
+        with _one_line_on_a_worker():
+            return self.env.step(action)
+
+    def reset(self, **kwargs):
+        with _one_line_on_a_worker():
+            return self.env.reset(**kwargs)
+
+
+@contextmanager
+def _one_line_on_a_worker():
+    import multiprocessing
+
+    try:
+        yield
+    except AgentFailed as exc:
+        if multiprocessing.parent_process() is None:
+            raise
+        sys.stderr.flush()
+        os.write(2, f"ten: error: {exc}\n".encode())  # one write: the line whole beside another worker's
+        raise SystemExit(1) from None
 
 
 def _level_env_method(venv, level: int):
@@ -575,6 +621,9 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     except RunStopped:  # a checkpoint or snapshot it could not write (_writing says what is kept)
         venv.close()
         raise
+    except (EOFError, ConnectionError):  # an env's worker process ended (one with an agent that failed says why)
+        raise RunStopped(f"an environment's worker process ended (its error, if it gave one, is above); "
+                         f"{_kept(out_dir)}") from None
     final = out_dir / "model.zip"
     with _writing(out_dir, "the model"):
         save_checkpoint(model, out_dir, state, model.num_timesteps)
@@ -595,13 +644,16 @@ def _writing(out_dir: Path, what: str):
         yield
     except OSError as exc:
         name = f" {str(exc.filename)!r}" if exc.filename else ""
-        kept = out_dir / "checkpoints" / STATE
-        try:
-            steps = json.loads(kept.read_text())["timesteps"]
-            keeps = f"the checkpoint at {steps:,} steps is kept: make room, then --resume"
-        except (OSError, ValueError, KeyError, TypeError):
-            keeps = "no checkpoint was saved before it"
-        raise RunStopped(f"cannot write {what}{name}: {exc.strerror or exc}; {keeps}") from None
+        raise RunStopped(f"cannot write {what}{name}: {exc.strerror or exc}; {_kept(out_dir, 'make room')}") from None
+
+
+def _kept(out_dir: Path, first: str = "mend it") -> str:
+    """What a run that stops keeps: the last checkpoint saved, and how to go on from it."""
+    try:
+        steps = json.loads((out_dir / "checkpoints" / STATE).read_text())["timesteps"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "no checkpoint was saved before it"
+    return f"the checkpoint at {steps:,} steps is kept: {first}, then --resume"
 
 
 def warm_start(policy, spec: str, sharpen: float = 1.0) -> None:
