@@ -163,6 +163,22 @@ def checked_move(agent, observation: dict, info: dict) -> int:
     return action
 
 
+class CheckedAgent(Agent):
+    """``agent``, for a seat that a training env plays itself: its moves are checked
+    (:func:`checked_move`), so that an error in your agent's code, or a move the game refuses, stops
+    the run in one line (:class:`AgentFailed`)."""
+
+    def __init__(self, agent):
+        self.agent, self.name = agent, agent_label(agent)
+
+    def reset(self, seed: int | None = None) -> None:
+        if hasattr(self.agent, "reset"):
+            self.agent.reset(seed=seed)
+
+    def act(self, observation: dict, info: dict) -> int:
+        return checked_move(self.agent, observation, info)
+
+
 def _defined_by(agent):
     """The class or function whose code ``agent`` runs."""
     return agent if inspect.isfunction(agent) or inspect.ismethod(agent) else type(agent)

@@ -44,7 +44,7 @@ import yaml
 
 import ten_env
 from agents import PolicyAgent, play_games
-from agents.base import Agent, AgentFailed, agent_label, checked_move
+from agents.base import Agent, AgentFailed, CheckedAgent, checked_move
 from agents.registry import make_agent
 from ten_env import Rules
 from ten_env.game import score_margin
@@ -94,21 +94,6 @@ class PoolOpponent(Agent):
         return checked_move(self.current, observation, info)
 
 
-class ScriptedSeat(Agent):
-    """A scripted opponent of a training run, playing as ``agent`` does; an error in your agent's
-    code, or a move the game refuses, stops the run in one line (:func:`agents.base.checked_move`)."""
-
-    def __init__(self, agent):
-        self.agent, self.name = agent, agent_label(agent)
-
-    def reset(self, seed: int | None = None) -> None:
-        if hasattr(self.agent, "reset"):
-            self.agent.reset(seed=seed)
-
-    def act(self, observation: dict, info: dict) -> int:
-        return checked_move(self.agent, observation, info)
-
-
 # ---------------------------------------------------------------------------- environments
 
 
@@ -129,7 +114,7 @@ def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None)
         else:
             rules = Rules(**config.rules.game(counts[rank % len(counts)]))
             if opponents.kind == "scripted":
-                others = [ScriptedSeat(make_agent(name, seed=seed * 10 + i)) for i, name in enumerate(opponents.agents)]
+                others = [CheckedAgent(make_agent(name, seed=seed * 10 + i)) for i, name in enumerate(opponents.agents)]
             else:
                 others = [
                     PoolOpponent(str(out_dir / "pool"), opponents.scripted, opponents.scripted_share,
