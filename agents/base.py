@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import os
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -144,6 +145,19 @@ def move_of(agent, seat: int, observation: dict, info: dict) -> int:
         raise failed from exc
 
 
+@contextmanager
+def refusals_of(agent, seat: int):
+    """Around the game's ``act`` with ``agent``'s move: the engine's refusal of it (a ``ValueError``,
+    the game unchanged) as :class:`AgentFailed` where the agent is yours."""
+    try:
+        yield
+    except ValueError as exc:
+        failed = AgentFailed.refused(agent, seat, exc)
+        if failed is None:
+            raise
+        raise failed from exc
+
+
 def checked_move(agent, observation: dict, info: dict) -> int:
     """:func:`move_of` for a seat whose moves a caller plays without the engine's refusal reaching
     the person (a training env's opponents, on SB3's worker processes): a move of your agent's that
@@ -156,10 +170,9 @@ def checked_move(agent, observation: dict, info: dict) -> int:
         legal = ", ".join(snapshot["legal_actions"])
         name = (f" ({action_names(snapshot['rules']['max_bid'])[int(action)]})"
                 if is_index(action) and 0 <= int(action) < len(mask) else "")
-        failed = AgentFailed.refused(agent, seat, ValueError(f"{action!r}{name} is not one of its moves in the "
-                                                             f"{snapshot['phase']} phase; legal: {legal}"))
-        if failed is not None:
-            raise failed
+        with refusals_of(agent, seat):
+            raise ValueError(f"{action!r}{name} is not one of its moves in the {snapshot['phase']} phase; "
+                             f"legal: {legal}")
     return action
 
 

@@ -12,7 +12,7 @@ from ten_env import observation as O
 from ten_env.game import score_margin
 from ten_env.rules import as_rules
 
-from .base import AgentFailed, move_of
+from .base import move_of, refusals_of
 
 
 @dataclass
@@ -88,13 +88,8 @@ def play_game(game: Game, players: list, clock: list | None = None) -> None:
         if clock is not None:
             clock[seat][0] += 1
             clock[seat][1] += time.perf_counter() - start
-        try:
+        with refusals_of(player, seat):
             game.act(action)
-        except ValueError as exc:  # the engine refused it, the game unchanged
-            failed = AgentFailed.refused(player, seat, exc)
-            if failed is None:
-                raise
-            raise failed from exc
 
 
 #: How :func:`agent_seed` makes agents' seeds; a journal of ``ten eval``, ``ten league`` or

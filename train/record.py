@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import AgentFailed, move_of
+from agents.base import move_of, refusals_of
 from agents.tournament import player_view, seeded_games
 from ten_env import Rules
 from ten_env.record import Recorder, save_record
@@ -55,13 +55,8 @@ def agent_move(rec: Recorder, agent) -> list[dict]:
     observation, info = player_view(game, seat, agent)
     note = policy_note(agent, observation, game.action_name)
     action = move_of(agent, seat, observation, info)
-    try:
+    with refusals_of(agent, seat):
         return rec.act(action, policy=note)
-    except ValueError as exc:  # the engine refused it, the game unchanged
-        failed = AgentFailed.refused(agent, seat, exc)
-        if failed is None:
-            raise
-        raise failed from exc
 
 
 def play_recorded(rec: Recorder, players: dict) -> None:
