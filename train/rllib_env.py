@@ -11,6 +11,7 @@ import random
 import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
+from agents.base import CheckedAgent
 from agents.registry import make_agent
 from agents.rllib_policy import LEARNER
 from ten_env.game import score_margin
@@ -42,9 +43,9 @@ class TableEnv(TenMultiAgentEnv):
         self._draw = np.random.default_rng([seed, *self._streams])
         self._seating = np.random.default_rng([seed, *self._streams, 1])  # map_agent's, one number a game
         others = range(1, self.rules.num_agents)
-        self.fixed = [None] + [make_agent(name, seed=seed + i) for i, name in zip(others, scripted)] \
+        self.fixed = [None] + [CheckedAgent(make_agent(name, seed=seed + i)) for i, name in zip(others, scripted)] \
             if scripted else None
-        self.pool, self.share = [make_agent(name, seed=seed) for name in pool], share
+        self.pool, self.share = [CheckedAgent(make_agent(name, seed=seed)) for name in pool], share
         self.table = [None] * self.rules.num_agents
 
     def reset(self, *, seed=None, options=None):
