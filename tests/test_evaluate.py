@@ -1090,20 +1090,21 @@ def test_resume_with_every_chunk_played_saves_the_report(tmp_path, capsys, monke
     assert not (out / "progress.jsonl").exists()
 
 
-def test_sigterm_stops_an_evaluation_and_its_workers_keeping_its_games(tmp_path):
-    """A kill of ten eval left its two worker processes running, orphaned, until killed by hand."""
+def _stop_an_evaluation_on_workers(tmp_path, stop):
+    """A ``ten eval`` on two workers, in a session of its own, stopped by ``stop(run)`` once two of its
+    chunks are played; fails if a process of its session outlives it. The run, its stderr, its journal."""
     import signal
 
     out = tmp_path / "eval"
     run = subprocess.Popen([sys.executable, "-m", "train.cli", "eval", "heuristic", "--levels", "4-10", "--games",
-                            "600", "--jobs", "2", "--out", str(out)],
+                            "600", "--jobs", "2", "--no-progress", "--out", str(out)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     journal, deadline = out / "progress.jsonl", time.monotonic() + 120
     while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 3):
         time.sleep(0.2)  # two chunks played
-    run.send_signal(signal.SIGTERM)
+    stop(run)
     try:
-        run.wait(timeout=60)
+        _, err = run.communicate(timeout=60)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:  # the workers end with it (its session holds nothing more)
             try:
@@ -1112,13 +1113,20 @@ def test_sigterm_stops_an_evaluation_and_its_workers_keeping_its_games(tmp_path)
                 break
             time.sleep(0.2)
         else:
-            pytest.fail("worker processes outlived the evaluation")
+            pytest.fail("processes of the evaluation outlived it")
     finally:
         try:
             os.killpg(run.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    err = run.stderr.read()
+    return run, err, journal
+
+
+def test_sigterm_stops_an_evaluation_and_its_workers_keeping_its_games(tmp_path):
+    """A kill of ten eval left its two worker processes running, orphaned, until killed by hand."""
+    import signal
+
+    run, err, journal = _stop_an_evaluation_on_workers(tmp_path, lambda run: run.send_signal(signal.SIGTERM))
     assert run.returncode == 128 + signal.SIGTERM, err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "ten: stopped by SIGTERM"
     assert "--resume to go on" in err and journal.read_text().count("\n") >= 3
@@ -1177,31 +1185,9 @@ def test_a_closed_terminal_stops_an_evaluation_on_workers_in_one_line(tmp_path):
     started again, and printed a warning and a traceback for each resource the workers freed."""
     import signal
 
-    out = tmp_path / "eval"
-    run = subprocess.Popen([sys.executable, "-m", "train.cli", "eval", "heuristic", "--levels", "4-10", "--games",
-                            "600", "--jobs", "2", "--no-progress", "--out", str(out)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    journal, deadline = out / "progress.jsonl", time.monotonic() + 120
-    while time.monotonic() < deadline and (not journal.exists() or journal.read_text().count("\n") < 3):
-        time.sleep(0.2)  # two chunks played
-    os.killpg(run.pid, signal.SIGHUP)  # as a terminal that closes sends it
-    try:
-        _, err = run.communicate(timeout=60)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:  # nothing of its group outlives it
-            try:
-                os.killpg(run.pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.2)
-        else:
-            pytest.fail("processes of the evaluation outlived it")
-    finally:
-        try:
-            os.killpg(run.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    # as a terminal that closes sends it: to the whole group
+    run, err, journal = _stop_an_evaluation_on_workers(tmp_path, lambda run: os.killpg(run.pid, signal.SIGHUP))
     assert run.returncode == 128 + signal.SIGHUP, err
     assert "Traceback" not in err and "resource_tracker" not in err, err
-    assert err.strip().splitlines() == [f"the games played so far are kept in {str(out)!r}: run the same command "
-                                        f"with --resume to go on", "", "ten: stopped by SIGHUP"]
+    assert err.strip().splitlines() == [f"the games played so far are kept in {str(journal.parent)!r}: run the same "
+                                        f"command with --resume to go on", "", "ten: stopped by SIGHUP"]
