@@ -531,7 +531,7 @@ def unused_keys(config: Config, given: dict) -> list[str]:
     rollout, budget = config.algorithm.n_steps * config.train.n_envs, config.train.total_steps
     trained = -(-budget // rollout) * rollout  # SB3 learns from whole rollouts only
     if config.backend == "sb3" and trained - budget > budget / 20:  # a few steps over are not worth a word
-        notes.append(f"train.total_steps {config.train.total_steps:,} is not a whole number of rollouts "
+        notes.append(f"train.total_steps {budget:,} is not a whole number of rollouts "
                      f"(algorithm.n_steps x train.n_envs = {rollout:,} steps): the run trains {trained:,}")
     return notes
 
