@@ -76,6 +76,7 @@ import numpy as np
 import ten_env
 from agents.rllib_policy import CARD, LEARNER, RLlibPolicyAgent, check_card, read_card
 from ten_env import observation as O
+from ten_env.record import write_atomically
 from ten_env.actions import num_actions
 
 from .config import Config
@@ -255,9 +256,8 @@ def save_checkpoint(config: Config, algorithm, out_dir: Path, state: dict, steps
     path = folder / f"step_{steps:010d}"
     algorithm.save_to_path(path.resolve())
     state = dict(state, timesteps=steps, checkpoint=path.name)
-    tmp = folder / (STATE + ".tmp")
-    tmp.write_text(json.dumps(state, indent=2, default=list))  # the curriculum's window is a deque
-    tmp.replace(folder / STATE)  # atomic: an interruption never leaves half a state file
+    text = json.dumps(state, indent=2, default=list)  # the curriculum's window is a deque
+    write_atomically(folder / STATE, lambda tmp: tmp.write_text(text))
     for old in sorted(folder.glob("step_*"))[:-KEEP_CHECKPOINTS]:
         shutil.rmtree(old)
     write_card(out_dir, config, steps, state.get("jen_level"), state.get("training_seconds"))

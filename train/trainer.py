@@ -301,9 +301,8 @@ def save_checkpoint(model, out_dir: Path, state: dict, steps: int) -> Path:
     path = folder / f"step_{steps:010d}.zip"
     write_atomically(path, model.save)  # a disk filling up leaves no half a checkpoint
     state = dict(state, timesteps=steps, checkpoint=path.name, training_seconds=training_seconds(model, state))
-    tmp = folder / (STATE + ".tmp")
-    tmp.write_text(json.dumps(state, indent=2, default=list))  # the curriculum's window is a deque
-    tmp.replace(folder / STATE)  # atomic: an interruption never leaves half a state file
+    text = json.dumps(state, indent=2, default=list)  # the curriculum's window is a deque
+    write_atomically(folder / STATE, lambda tmp: tmp.write_text(text))
     for old in sorted(folder.glob("step_*.zip"))[:-KEEP_CHECKPOINTS]:
         old.unlink()  # the newest few are enough to resume or to go back a little
     return path
@@ -474,9 +473,8 @@ def _clear_new_run(out_dir: Path, existed: bool) -> None:
 def write_config(config: Config, out_dir: Path) -> None:
     """``config.yaml``: the run's resolved config; written again on ``--resume``, which may raise
     ``train.total_steps``, so that the file says what the run was last asked for."""
-    tmp = out_dir / "config.yaml.tmp"
-    tmp.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-    tmp.replace(out_dir / "config.yaml")
+    text = yaml.safe_dump(config.to_dict(), sort_keys=False)
+    write_atomically(out_dir / "config.yaml", lambda tmp: tmp.write_text(text))
 
 
 def _write_run_files(config: Config, out_dir: Path):
