@@ -85,7 +85,8 @@ def test_aec_loop_takes_the_player_count():
 
 
 @pytest.mark.parametrize("name, args, message", [
-    ("aec_loop.py", ["--players", "7"], "aec_loop.py: error: argument --players: invalid choice: 7 (choose from 2, 3, 4, 5)"),
+    ("aec_loop.py", ["--players", "7"],
+     "aec_loop.py: error: argument --players: invalid choice: 7 (choose from 2, 3, 4, 5)"),
     ("engine.py", ["--players", "1"], "engine.py: error: argument --players: invalid choice: 1"),
     ("train_sb3.py", ["--level", "11"], "train_sb3.py: error: argument --level: invalid choice: 11 (choose from 4, 5"),
 ])

@@ -862,7 +862,8 @@ def test_an_output_dir_that_cannot_be_a_folder_is_refused_before_anything_is_wri
     (tmp_path / "file").write_text("kept")
     with pytest.raises(ValueError, match=r"^output.dir '.*file' is a file, not a folder: choose another output.dir$"):
         _run("quick", tmp_path / "file", ["train.total_steps=64"])
-    with pytest.raises(ValueError, match=r"^output.dir: cannot write to '.*file/run': '.*file' is a file, not a folder$"):  # was a FileNotFoundError
+    # was a FileNotFoundError
+    with pytest.raises(ValueError, match=r"^output.dir: cannot write to '.*file/run': '.*file' is a file, not a folder$"):
         _run("quick", tmp_path / "file" / "run", ["train.total_steps=64"])
     assert (tmp_path / "file").read_text() == "kept" and sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 

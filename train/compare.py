@@ -398,7 +398,8 @@ _confidence = real_number("--confidence", "a number between 0 and 1, such as 0.9
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files of ten eval's ladder, or the --out folders that hold them")
+    parser.add_argument("reports", nargs="+", metavar="REPORT",
+                        help="report.json files of ten eval's ladder, or the --out folders that hold them")
     parser.add_argument("-o", "--out", metavar="PNG", help="also draw every agent's ladder in this PNG file")
     parser.add_argument("--overwrite", action="store_true", help="-o may replace an existing file")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")

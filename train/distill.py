@@ -185,8 +185,8 @@ from ten_env.env import final_rewards
 from ten_env.record import write_atomically
 from ten_env.rules import JEN_LEVELS
 
-from .options import (add_jobs_argument, add_progress_argument, add_rules_arguments, at_least, check_max_bid, check_output, make_writable,
-                      parse_levels, real_number, rules_from_args, span, whole_number)
+from .options import (add_jobs_argument, add_progress_argument, add_rules_arguments, at_least, check_max_bid,
+                      check_output, make_writable, parse_levels, real_number, rules_from_args, span, whole_number)
 from .journal import JOURNAL, Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 

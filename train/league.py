@@ -62,9 +62,9 @@ from ten_env.deck import load as load_deck
 from ten_env.record import write_atomically
 from ten_env.rules import PLAYER_COUNTS
 
-from .options import (Parser, add_jobs_argument, add_progress_argument, add_rules_arguments, add_trust_argument, at_least,
-                      check_max_bid, is_whole, need_training_extra, prepare_out_dir, rules_from_args, run_command,
-                      span, whole_number, within)
+from .options import (Parser, add_jobs_argument, add_progress_argument, add_rules_arguments, add_trust_argument,
+                      at_least, check_max_bid, is_whole, need_training_extra, prepare_out_dir, rules_from_args,
+                      run_command, span, whole_number, within)
 from .journal import Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
