@@ -87,8 +87,9 @@ def space_bounds() -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _gains(hand: tuple) -> np.ndarray:
-    """What one more copy of each ownable card adds to the score of ``hand`` (counts per card)."""
+def _gains(hand: bytes) -> np.ndarray:
+    """What one more copy of each ownable card adds to the score of ``hand`` (counts per card, as
+    bytes: a fifth of a tuple's size)."""
     out = np.array(gains(hand), dtype=np.float32)
     out.flags.writeable = False
     return out
@@ -154,13 +155,13 @@ def derive(observations) -> np.ndarray:
     left_busting = (then @ deck_drawn[:, :, None])[:, :, 0] - (first > 0) * np.stack([t[2] for t in tables])
     second = (first * left_busting).sum(1) / (size * np.maximum(size - 1, 1))
     out[:, OFFSET["bust_second"]] = second
-    hands = [np.rint(obs[:, block]).astype(np.int64) for block in _HAND]
+    hands = [np.rint(obs[:, block]).astype(np.uint8) for block in _HAND]
     tableau = np.rint(obs[:, _TABLEAU]).astype(np.int64)
     gain, rival_gain = _GAIN, _RIVAL_GAIN
     for i in range(len(obs)):
-        mine = tuple(hands[0][i].tolist())
+        mine = hands[0][i].tobytes()
         out[i, gain] = _gains(mine) / GAIN_SCALE
-        out[i, rival_gain] = _gains(tuple(hands[1][i].tolist())) / GAIN_SCALE
+        out[i, rival_gain] = _gains(hands[1][i].tobytes()) / GAIN_SCALE
         if tableau[i].any():
             taken = list(mine)
             for card in np.flatnonzero(tableau[i]):

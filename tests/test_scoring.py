@@ -424,3 +424,33 @@ def test_non_card_entries_raise_value_error(bad):
 def test_a_single_string_or_a_non_list_is_refused_naming_it(bad):
     with pytest.raises(ValueError, match=r"score\(\) takes a list of cards, got " + re.escape(repr(bad))):
         score(bad)
+
+
+def test_remembered_hand_scores_are_small():
+    """The engine remembers up to 200,000 hands' scores in each process; keyed by a tuple of 50
+    counts an entry took about 470 bytes (94 MB full), keyed by their bytes about 110."""
+    import tracemalloc
+
+    from ten_env import scoring
+
+    rng = random.Random(7)
+    hands = []
+    for _ in range(5000):
+        hand = [0] * C.NUM_OWNABLE
+        for card in rng.sample(range(C.NUM_NUMBER_CARDS), 12):
+            hand[card] = 1
+        hands.append(hand)
+    saved = dict(scoring._hand_scores)
+    scoring._hand_scores.clear()
+    try:
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for hand in hands:
+            assert scoring.hand_score(hand) == scoring.score_counts(hand)
+        grown = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        assert len(scoring._hand_scores) > 4900
+        assert grown / len(scoring._hand_scores) < 250, f"{grown / len(scoring._hand_scores):.0f} bytes a hand"
+    finally:
+        scoring._hand_scores.clear()
+        scoring._hand_scores.update(saved)
