@@ -149,6 +149,29 @@ def test_cli_on_two_workers_writes_the_same_data(generated, tmp_path, capsys):
         np.testing.assert_array_equal(data["arrays"][name], generated["arrays"][name], err_msg=name)
 
 
+def test_the_chunks_are_put_together_holding_the_data_about_once():
+    """The parent gathers every chunk's arrays; copying them into one array each while letting
+    go of each chunk keeps it at about the data's size (concatenating held it twice: a million
+    decisions are some 2.5 GB). Peak memory is the process's, so it runs in one of its own."""
+    code = """if True:
+        import resource
+        import numpy as np
+        from train import distill as D
+        results = {(0, 100 * k): {"arrays": {name: np.ones((5000, *D._row_shape(name, 132)), dtype=dtype)
+                                             for name, dtype in D.ARRAYS.items()}, "wins": 0, "single_moves": 0}
+                   for k in range(16)}
+        data = sum(a.nbytes for r in results.values() for a in r["arrays"].values())
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        arrays = D._assemble(results, 0, 132)
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+        assert len(arrays["policy"]) == 80_000 and arrays["game"][-1] == 1 + 1500 and arrays["observation"].all()
+        print(round(grown / data, 2))
+    """
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert float(run.stdout) < 0.4, f"the peak grew by {run.stdout.strip()} times the data"
+
+
 @pytest.mark.parametrize("teacher, phrases", [
     ("oracle:ppo-jen:4", ["teacher 'oracle:ppo-jen:4' sees the deck order", "search:ppo-jen:64"]),
     ("oracle", ["sees the deck order"]),

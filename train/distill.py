@@ -324,10 +324,14 @@ def play_teacher_chunk(chunk: Chunk, cache: dict) -> dict:
     return {"arrays": arrays, "wins": wins, "single_moves": single_moves}
 
 
+def _row_shape(name: str, n_actions: int) -> tuple:
+    """The shape of one decision's entry in the array ``name``."""
+    return {"observation": (O.SIZE,), "mask": (n_actions,), "policy": (n_actions,)}.get(name, ())
+
+
 def _concatenate(parts: dict, n_actions: int) -> dict:
-    widths = {"observation": (O.SIZE,), "mask": (n_actions,), "policy": (n_actions,)}
     return {name: (np.concatenate(parts[name]) if parts[name]
-                   else np.zeros((0, *widths.get(name, ())), dtype=dtype)).astype(dtype, copy=False)
+                   else np.zeros((0, *_row_shape(name, n_actions)), dtype=dtype)).astype(dtype, copy=False)
             for name, dtype in ARRAYS.items()}
 
 
@@ -388,17 +392,12 @@ def play_generation(plan: dict, progress: bool = False, journal: Journal | None 
                desc="generating", journal=journal)
     seconds = time.perf_counter() - start if journal is None else journal.seconds
 
-    n = num_actions(matchups[0][1]["max_bid"])
-    parts = {name: [] for name in ARRAYS}
     wins = [0] * len(levels)
     single_moves = 0
-    for (index, first_seed), result in sorted(results.items()):  # levels, then games: whatever finished first
-        for name in ARRAYS:
-            array = result["arrays"][name]
-            parts[name].append(array + (first_seed - seed) if name == "game" else array)
+    for (index, _), result in results.items():
         wins[index] += result["wins"]
         single_moves += result["single_moves"]
-    arrays = _concatenate(parts, n)
+    arrays = _assemble(results, seed, num_actions(matchups[0][1]["max_bid"]))
     rules_used = {key: value for key, value in matchups[0][1].items() if key != "jen_level"}
     meta = {
         "format": FORMAT, "teacher": teacher, "player": plan["player"], "levels": levels,
@@ -407,6 +406,25 @@ def play_generation(plan: dict, progress: bool = False, journal: Journal | None 
         "ten_env_version": _version(),
     }
     return {"arrays": arrays, "meta": meta}
+
+
+def _assemble(results: dict, seed: int, n_actions: int) -> dict:
+    """The chunks' arrays in one array each, levels then games in order, whatever finished first.
+
+    Each chunk is let go of once copied, so the data is held about once, not twice (a million
+    decisions are some 2.5 GB)."""
+    order = sorted(results)
+    total = sum(len(results[key]["arrays"]["policy"]) for key in order)
+    arrays = {name: np.empty((total, *_row_shape(name, n_actions)), dtype=dtype) for name, dtype in ARRAYS.items()}
+    at = 0
+    for key in order:
+        chunk = results.pop(key)["arrays"]
+        rows = len(chunk["policy"])
+        for name in ARRAYS:
+            arrays[name][at:at + rows] = chunk[name]
+        arrays["game"][at:at + rows] += key[1] - seed  # a chunk counts its games from 0
+        at += rows
+    return arrays
 
 
 def generation_identity(plan: dict) -> dict:
