@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import textwrap
@@ -15,6 +16,7 @@ from ten_env import Rules
 from train import evaluate as E
 from train import league as L
 from train import runner
+from train.cli import main
 
 BOTS = '''
 """A user's bots."""
@@ -357,3 +359,25 @@ def test_an_error_in_this_project_s_own_code_keeps_its_traceback(monkeypatch):
                                           r"line \d+\)$") as caught:
         play_games([crash], Rules(jen_level=4), n=1)
     assert isinstance(caught.value.__cause__, KeyError)  # the error itself, for a debugger
+
+
+def test_ten_record_and_ten_play_name_your_agent_by_its_class(tmp_path, monkeypatch, capsys):
+    """They named every Agent subclass that sets no name "agent", the base class's."""
+    (tmp_path / "plain_bots.py").write_text(
+        "import numpy as np\nfrom agents.base import Agent\n\n\nclass Plain(Agent):\n"
+        "    def act(self, observation, info):\n        return int(np.flatnonzero(observation['action_mask'])[0])\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    try:
+        assert main(["record", "plain_bots.py:Plain", "random", "--seed", "1", "-o", "game.json"]) == 0
+        out = capsys.readouterr().out
+        assert "Plain" in out and "agent " not in out, out
+        record = json.loads((tmp_path / "game.json").read_text())
+        assert [player["name"] for player in record["players"]] == ["Plain", "random"]
+        from train.play import play
+
+        shown = io.StringIO()
+        play(Rules(num_players=2), [make_agent("plain_bots.py:Plain")], stdin=io.StringIO("quit\n"), stdout=shown)
+        assert "Plain" in shown.getvalue() and " agent" not in shown.getvalue()
+    finally:
+        sys.modules.pop("plain_bots", None)

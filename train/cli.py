@@ -95,7 +95,7 @@ def _play(args) -> int:
         raise ValueError("--overwrite lets --save replace a file: give --save too")
     save = check_writable(args.save, args.overwrite, "--save") if args.save is not None else None
     if args.web:
-        from .play import agent_label
+        from agents.base import agent_label
         from .webplay import DEFAULT_PORT, WebGame, make_server, serve
 
         server = make_server(DEFAULT_PORT if args.port is None else args.port)

@@ -371,7 +371,6 @@ def save_games(plan: dict, folder: Path, n: int) -> None:
     as this writes them), so that none is left over from a larger run."""
     from ten_env.record import save_record
 
-    from .play import agent_label
     from .record import record_seeded_games
 
     try:

@@ -21,6 +21,7 @@ import sys
 import time
 from typing import TextIO
 
+from agents.base import agent_label
 from ten_env import Rules
 from ten_env.record import Recorder, save_record
 from ten_env.render import render_table
@@ -34,11 +35,6 @@ HELP = """Answer with the number shown before an action, or its name.
   pay_coin / pay_bust / pay_<card>      pay with a coin, a bust token (3) or a card (1)
 Cards: B3 = blue 3 (colours B G O P), W3 = any-colour 3, B# = any blue number,
 W# = anything, $4 = currency worth 4.  'quit' leaves the game."""
-
-
-def agent_label(agent) -> str:
-    """How an agent is named at the table."""
-    return str(getattr(agent, "name", None) or type(agent).__name__)
 
 
 def tell(steps: list[dict], out: TextIO) -> None:

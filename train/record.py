@@ -97,7 +97,7 @@ def add_record_arguments(parser) -> None:
 
 def run(args) -> int:
     """``ten record``: check everything, play the game, write the record; 0."""
-    from .play import agent_label
+    from agents.base import agent_label
     from .runner import seat_agents
 
     specs = [s.strip() for s in args.agents]
