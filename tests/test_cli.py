@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 import ten_env
+from train import evaluate as E
+from train import league as L
 from train.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -345,6 +347,21 @@ def test_a_command_without_the_training_extra_says_so_before_any_work(monkeypatc
                            f"pip install 'ten-env[train]' (in a clone: pip install -e '.[train]'; without a GPU, " \
                            f"a CPU build of torch first (README, Set-up))\n"
     assert captured.out == "" and list(tmp_path.iterdir()) == []  # nothing played, printed or written
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: E.evaluate("heuristic", levels="4-10", games=100, jobs=1), "evaluate()"),
+    (lambda: L.league(["heuristic", "random"], games=100, jobs=1), "league()"),
+])
+def test_evaluate_and_league_from_python_say_the_extra_is_missing_before_any_game(monkeypatch, call, name):
+    """They played every game, then failed on importing scipy for the intervals, with a traceback."""
+    played = []
+    monkeypatch.setattr(E, "_execute", lambda *args, **kwargs: played.append(1))
+    monkeypatch.setattr(L, "execute", lambda *args, **kwargs: played.append(1))
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    with pytest.raises(ValueError, match=rf"^{re.escape(name)} needs the training extra \(no module 'scipy'\)"):
+        call()
+    assert not played
 
 
 def test_a_missing_module_of_the_training_extra_is_one_line_wherever_it_is_found(capsys):

@@ -163,8 +163,10 @@ def evaluate(agent_spec, *, levels=None, opponents=None, num_players: int | None
         ValueError: an unknown agent, a model made for other observations or
             another ``max_bid``, levels outside 4-10, both or neither of ``levels``
             and ``opponents``, a table size outside 2-5, ``games`` or ``jobs``
-            below 1, a bad ``rules`` key or value, an unreadable deck file.
+            below 1, a bad ``rules`` key or value, an unreadable deck file; the training
+            extra not installed (the intervals need scipy), said before any game.
     """
+    need_training_extra("evaluate()", "scipy")  # the intervals: say so before the games, not after
     plan = _prepare(agent_spec, levels=levels, opponents=opponents, num_players=num_players,
                     games=games, seed=seed, jobs=jobs, rules=rules, trust=trust)
     return _execute(plan, progress=progress)

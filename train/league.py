@@ -423,8 +423,9 @@ def league(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, job
     ``games`` per table; ``rules``: any of ``bust_buy``, ``payment``, ``max_bid``,
     ``deck_file``. ``ValueError`` on bad input: an unknown agent, fewer than two, one
     named twice, ``num_players`` outside 2-5 or above the number of agents, a model
-    made for another game.
+    made for another game, the training extra not installed (the ratings need scipy).
     """
+    need_training_extra("league()", "scipy")  # the ratings: say so before the games, not after
     plan = prepare(agents, num_players=num_players, games=games, seed=seed, jobs=jobs, rules=rules, trust=trust)
     return execute(plan, progress=progress, bootstrap=bootstrap)
 
