@@ -124,15 +124,14 @@ import operator
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import observation as O
-from .actions import as_action_id, num_actions
+from .actions import as_action_id, is_index, num_actions
 from .game import Game, deck_for, score_margin
 from .render import render
-from .rules import Rules
+from .rules import JEN_LEVELS, Rules
 
 REWARDS = ("win", "margin", "outcome")
 RENDER_MODES = ("ansi", "human")
@@ -202,8 +201,11 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     def step(self, action):
         if not (type(action) is int and 0 <= action < self._num_actions):  # a plain id passes at once
             agent = self.agent_selection
-            if action is None and (self.terminations[agent] or self.truncations[agent]):
+            done = self.terminations.get(agent, True) or self.truncations.get(agent, True)
+            if action is None and done:
                 pass  # the step(None) of a seat that is done
+            elif done:  # the mask's hint would send it to a move that is refused too
+                raise ValueError(f"{agent} is done: its only action is None (step(None)), got {action!r}")
             elif (index := as_action_id(action, self._num_actions)) is None:
                 raise ValueError(f"action {action!r} is not in {agent}'s action space: an int id from 0 "
                                  f"to {self._num_actions - 1} whose action_mask entry is 1")
@@ -242,7 +244,10 @@ def with_jen_level(rules: Rules, level: int) -> Rules:
     only the solitaire game has JEN; ``Rules`` checks the level."""
     if not rules.solitaire:
         raise ValueError("set_jen_level: this env plays a normal game, not the solitaire game")
-    return dataclasses.replace(rules, jen_level=level)
+    if level is None or not is_index(level) or int(level) not in JEN_LEVELS:  # None would be a normal game
+        raise ValueError(f"set_jen_level: the level must be an integer from {JEN_LEVELS[0]} to {JEN_LEVELS[-1]}, "
+                         f"got {level!r}")
+    return dataclasses.replace(rules, jen_level=int(level))
 
 
 def spaces_for(rules: Rules) -> tuple[spaces.Box, spaces.Discrete, spaces.Box]:
@@ -346,8 +351,14 @@ def _margin(game: Game, seat: int) -> float:
 _NOT_RESET = "call reset() first: there is no game yet"
 
 
-class raw_env(AECEnv, EzPickle):
-    """TEN as a PettingZoo AEC environment (see the module docstring)."""
+class raw_env(AECEnv):
+    """TEN as a PettingZoo AEC environment (see the module docstring).
+
+    ``copy.deepcopy`` and ``pickle`` copy it with its game in progress, its random stream and its
+    spaces: the copy plays on, alone, as the original would. (PettingZoo's classic envs, with
+    gymnasium's ``EzPickle``, give a fresh env of the same arguments, which ``env()``'s wrapper
+    then takes for one already reset.) For search, :meth:`ten_env.Game.clone` copies far less.
+    """
 
     metadata = {
         "render_modes": list(RENDER_MODES),
@@ -357,7 +368,6 @@ class raw_env(AECEnv, EzPickle):
     }
 
     def __init__(self, render_mode: str | None = None, reward: str = "win", start="random", **rules):
-        EzPickle.__init__(self, render_mode=render_mode, reward=reward, start=start, **rules)
         super().__init__()
         check_kwargs(rules, extra=("reward", "start", "render_mode"))
         check_reward(reward)
@@ -430,10 +440,7 @@ class raw_env(AECEnv, EzPickle):
             raise
 
     def last(self, observe: bool = True):
-        try:
-            agent = self.agent_selection
-        except AttributeError:
-            raise ValueError(f"last() before reset(): {_NOT_RESET}") from None
+        agent = self._selected("last")
         observation = self.observe(agent) if observe else None
         return (observation, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
@@ -444,10 +451,7 @@ class raw_env(AECEnv, EzPickle):
         return super().agent_iter(max_iter)
 
     def step(self, action):
-        try:
-            agent = self.agent_selection
-        except AttributeError:
-            raise ValueError(f"step() before reset(): {_NOT_RESET}") from None
+        agent = self._selected("step")
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -458,6 +462,17 @@ class raw_env(AECEnv, EzPickle):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _selected(self, call: str) -> str:
+        """The agent to act, or ``ValueError`` before the first game or after the last step(None)."""
+        try:
+            agent = self.agent_selection
+        except AttributeError:
+            raise ValueError(f"{call}() before reset(): {_NOT_RESET}") from None
+        if agent not in self.terminations:  # every agent has stepped out: PettingZoo removed them
+            raise ValueError(f"{call}() after the game ended and every agent stepped out: call reset() for "
+                             "another game")
+        return agent
 
     def _after_move(self):
         game = self.game

@@ -261,9 +261,11 @@ class SoloEnv(SingleAgentEnv):
                  illegal: str = "terminate", start="random", **rules):
         if "num_players" in rules or "jen_level" in rules:
             raise ValueError("SoloEnv is always 2 players (you and JEN); set the level with jen_level=")
-        if jen_level is None:  # Rules would read None as a normal game, which needs opponents
+        # Rules reads None as a normal game, which needs opponents, and allows it in its message
+        if jen_level is None or not is_index(jen_level) or int(jen_level) not in JEN_LEVELS:
             raise ValueError(f"SoloEnv plays against JEN: jen_level must be an integer from {JEN_LEVELS[0]} to "
-                             f"{JEN_LEVELS[-1]}, got None (SingleAgentEnv plays a normal game)")
+                             f"{JEN_LEVELS[-1]}, got {jen_level!r}"
+                             + (" (SingleAgentEnv plays a normal game)" if jen_level is None else ""))
         allowed = set(Rules.field_names()) - {"num_players", "jen_level"}
         unknown = sorted(set(rules) - allowed)
         if unknown:

@@ -434,6 +434,34 @@ def test_raw_env_before_reset_says_to_call_reset(call, name):
     call(env)  # fine afterwards
 
 
+def test_raw_env_after_every_agent_stepped_out_says_to_call_reset():
+    """It raised a bare KeyError('player_0'): PettingZoo removes the agents as they step out."""
+    env = ten_env.raw_env(num_players=2)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
+    for call, name in ((lambda: env.step(0), "step"), (lambda: env.last(), "last")):
+        with pytest.raises(ValueError, match=rf"^{name}\(\) after the game ended and every agent stepped out: "
+                                             r"call reset\(\) for another game$"):
+            call()
+
+
+def test_a_seat_that_is_done_is_told_its_only_action_is_none():
+    """An id out of range was answered with the mask's hint, "an int id ... whose action_mask entry is 1",
+    which PettingZoo then refuses for a seat that is done."""
+    env = ten_env.env(num_players=2)
+    env.reset(seed=0)
+    while not any(env.terminations.values()):
+        observation, *_ = env.last()
+        env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    agent = env.agent_selection
+    with pytest.raises(ValueError, match=rf"^{agent} is done: its only action is None \(step\(None\)\), got 132$"):
+        env.step(132)
+    env.step(None)  # and that is taken
+    assert env.agent_selection != agent
+
+
 def test_wrapped_env_before_reset_answers_with_pettingzoos_error():
     env = ten_env.env(num_players=2)
     with pytest.raises(AssertionError, match="reset"):
@@ -502,11 +530,39 @@ def test_the_wrapped_env_pickles_prints_and_takes_attributes_like_pettingzoos():
     with pytest.raises(AttributeError, match="agents cannot be accessed before reset"):
         env.agents
     env.reset(seed=4)
-    again = pickle.loads(pickle.dumps(env))  # a fresh env of the same arguments (EzPickle)
-    again.reset(seed=4)
+    again = pickle.loads(pickle.dumps(env))
     assert again.agent_selection == env.agent_selection and again.agents == env.agents
     env.agents = ["mine"]  # set on the wrapper, as with PettingZoo's own wrappers
     assert env.agents == ["mine"] and env.unwrapped.agents == ["player_0", "player_1", "player_2"]
+
+
+@pytest.mark.parametrize("copy_of", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("make", [lambda: ten_env.env(num_players=3), lambda: ten_env.raw_env(jen_level=9)])
+def test_a_copy_mid_game_plays_on_alone_as_the_original_would(copy_of, make):
+    """With gymnasium's EzPickle, as PettingZoo's classic envs, a copy was a fresh env of the same
+    arguments, never reset: env()'s copy then failed with a bare AttributeError."""
+    import copy
+    import pickle
+
+    def play(env, moves):  # the lowest legal move, then a new game from the env's own stream
+        seen = []
+        for _ in range(moves):
+            observation, reward, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                if not env.agents:
+                    env.reset()
+                continue
+            seen.append((env.agent_selection, reward, observation["observation"].tobytes()))
+            env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+        return seen, env.unwrapped.game.snapshot()
+
+    env = make()
+    env.reset(seed=11)
+    play(env, 20)
+    twin = copy.deepcopy(env) if copy_of == "deepcopy" else pickle.loads(pickle.dumps(env))
+    assert twin.unwrapped.game == env.unwrapped.game and twin.unwrapped.game is not env.unwrapped.game
+    assert play(twin, 400) == play(env, 400)  # past the end of the game, into the next deal
 
 
 def test_the_action_count_gives_back_the_max_bid():

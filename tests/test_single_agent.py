@@ -161,7 +161,8 @@ def test_illegal_action_terminates_or_raises():
     (lambda: ten_env.SingleAgentEnv(Rules(num_players=2), opponents=[RandomAgent()], seat=2), "seat must be"),
     (lambda: ten_env.SingleAgentEnv(Rules(num_players=3), opponents=[RandomAgent()] * 2, seat=1.0),
      "seat must be None or an integer from 0 to 2, got 1.0"),
-    (lambda: ten_env.SoloEnv(jen_level=3), "jen_level must be"),
+    (lambda: ten_env.SoloEnv(jen_level=11), "^SoloEnv plays against JEN: jen_level must be an integer from 4 to 10, "
+                                            "got 11$"),  # not "None or", which Rules allows
     (lambda: ten_env.SoloEnv(jen_level=None), r"SoloEnv plays against JEN: jen_level must be an integer from 4 to 10, "
                                               r"got None"),
     (lambda: ten_env.SoloEnv(num_players=3), "always 2 players"),
@@ -344,8 +345,10 @@ def test_set_jen_level_changes_the_next_games_and_refuses_what_cannot_be():
     env.set_jen_level(9)
     env.reset(seed=0)
     assert env.game.rules.jen_level == 9
-    with pytest.raises(ValueError, match="^jen_level must be None or an integer from 4 to 10, got 11$"):
-        env.set_jen_level(11)
+    for level in (11, None, 5.0):  # None, which Rules takes for a normal game, was taken: a game without JEN
+        with pytest.raises(ValueError, match=f"^set_jen_level: the level must be an integer from 4 to 10, "
+                                             f"got {level!r}$"):
+            env.set_jen_level(level)
     assert env.rules.jen_level == 9
     for level in np.arange(5, 7):  # a curriculum's loop over NumPy's integers
         env.set_jen_level(level)
