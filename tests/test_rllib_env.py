@@ -304,6 +304,33 @@ def test_a_game_reports_the_level_it_was_dealt_at():
     assert env.game.rules.jen_level == 5
 
 
+def test_a_scripted_agent_of_yours_that_fails_has_its_game_played_out_and_reported(tmp_path, monkeypatch):
+    """On a remote env runner its error ended the runner, which Ray restarted, the error only in its log."""
+    from train.rllib_env import TableEnv, TenCallbacks
+
+    (tmp_path / "flaky_bots.py").write_text(
+        "import numpy as np\n\n\ndef flaky(observation, info):\n    if info['snapshot']['turn'] >= 3:\n"
+        "        raise RuntimeError('boom on turn 3')\n    return int(np.flatnonzero(observation['action_mask'])[-1])\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    try:
+        env = TableEnv({"num_players": 3, "scripted": ["flaky_bots:flaky", "heuristic"]})
+        for seed in (0, 1):
+            chunks = episode_chunks(env, seed, 5)
+            logged = Logged()
+            TenCallbacks().on_episode_end(episode=chunks[-1], metrics_logger=logged)
+            assert env.game.is_over and logged.values[("ten", "games")]  # the game was played to its end
+            assert logged.values[("ten", "agent_failed")] == [
+                "the agent flaky (seat 1) raised RuntimeError: boom on turn 3 (flaky_bots.py, line 6)"]
+        env.table[1] = env.table[2]  # a table without it: nothing reported
+        chunks = episode_chunks(env, 2)
+        logged = Logged()
+        TenCallbacks().on_episode_end(episode=chunks[-1], metrics_logger=logged)
+        assert ("ten", "agent_failed") not in logged.values and env.failure is None
+    finally:
+        sys.modules.pop("flaky_bots", None)
+
+
 def test_scripted_seats_are_reset_before_each_game():
     from train.rllib_env import TableEnv
 

@@ -623,12 +623,15 @@ def test_sigterm_stops_an_rllib_run_as_ctrl_c_does(tmp_path):
     assert state["timesteps"] > 0 and (out / "checkpoints" / state["checkpoint"]).is_dir()
 
 
-def test_a_scripted_opponent_of_yours_that_fails_stops_the_run_in_one_line(ray_session, tmp_path, capsys):
-    """RLlib's env check, at build time, said the env "does not abide to the new gymnasium-style API"."""
+@pytest.mark.parametrize("runners", [0, 1])
+def test_a_scripted_opponent_of_yours_that_fails_stops_the_run_in_one_line(ray_session, tmp_path, capsys, runners):
+    """RLlib's env check, at build time, said the env "does not abide to the new gymnasium-style API";
+    on a remote runner Ray restarted the runner, the error only in its log, every minute, and the run
+    waited on samples for 20 iterations (over 20 minutes)."""
     bots = tmp_path / "bots.py"
     bots.write_text("def crash(observation, info):\n    raise RuntimeError('boom in my bot')\n")
     config = tiny(tmp_path, "crash", opponents={"kind": "scripted", "agents": [f"{bots}:crash"]},
-                  evaluation={"every": 0, "final_games": 0})
+                  evaluation={"every": 0, "final_games": 0}, ray={"num_env_runners": runners})
     assert main(["train", str(config), "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == (

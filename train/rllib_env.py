@@ -11,7 +11,7 @@ import random
 import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
-from agents.base import CheckedAgent
+from agents.base import AgentFailed, CheckedAgent, observation_parts
 from agents.registry import make_agent
 from agents.rllib_policy import LEARNER
 from ten_env.game import score_margin
@@ -31,6 +31,12 @@ class TableEnv(TenMultiAgentEnv):
     is reset with a seed of its own, drawn from the env's stream (the reset seed, the runner
     and the env's index on it), so no two envs' agents play the same random sequence. The
     final infos add ``jen_level`` (the level the game was dealt at).
+
+    A scripted agent of yours that fails (:class:`agents.base.AgentFailed`) does not end the
+    env runner: on a remote one Ray would restart it, the error only in its log, and the run
+    would wait on samples. Its seats take their lowest legal move to the end of the game, and
+    the final infos carry ``agent_failed``, the error's one line, which
+    :class:`TenCallbacks` reports and the trainer stops the run with.
     """
 
     def __init__(self, config=None):
@@ -47,8 +53,10 @@ class TableEnv(TenMultiAgentEnv):
             if scripted else None
         self.pool, self.share = [CheckedAgent(make_agent(name, seed=seed)) for name in pool], share
         self.table = [None] * self.rules.num_agents
+        self.failure: str | None = None  # the first AgentFailed of this game
 
     def reset(self, *, seed=None, options=None):
+        self.failure = None
         if seed is not None:  # the same reset seed, the same table and the same games
             self._draw = np.random.default_rng([seed, *self._streams])
         draw = self._draw
@@ -67,12 +75,23 @@ class TableEnv(TenMultiAgentEnv):
         return int(self._seating.integers(2**62))
 
     def scripted_seat(self, seat):
-        return self.table[seat]
+        agent = self.table[seat]
+        return None if agent is None else lambda observation, info: self._move_of(agent, observation, info)
+
+    def _move_of(self, agent, observation, info) -> int:
+        if self.failure is None:
+            try:
+                return agent(observation, info)
+            except AgentFailed as exc:
+                self.failure = str(exc)
+        return int(np.flatnonzero(observation_parts(observation, info)[1])[0])  # the game ends; the run stops
 
     def _final_step(self, illegal=None):
         observations, rewards, terminateds, truncateds, infos = super()._final_step(illegal)
         for info in infos.values():
             info["jen_level"] = self.game.rules.jen_level  # the level this game was dealt at
+            if self.failure is not None:
+                info["agent_failed"] = self.failure
         return observations, rewards, terminateds, truncateds, infos
 
 
@@ -106,7 +125,8 @@ def send_jen_level(env_runner_group, level: int, runner_ids=None, timeout_s: flo
 
 class TenCallbacks(RLlibCallback):
     """Each game's result for the learner: ``ten/games`` items ``(jen_level, won, margin,
-    decisions)`` and ``ten/illegal_actions`` (a sum; the masked module keeps it at 0).
+    decisions)``, ``ten/illegal_actions`` (a sum; the masked module keeps it at 0) and
+    ``ten/agent_failed``, the errors of scripted agents of yours (:class:`TableEnv`).
 
     ``episode`` is only the last chunk of a game that spanned several sample calls: the
     learner's decisions are its whole game's, ``learner.t`` (not ``len``, the chunk's).
@@ -136,6 +156,8 @@ class TenCallbacks(RLlibCallback):
         if learner is None:
             return
         info = learner.get_infos(-1)
+        if "agent_failed" in info:
+            metrics_logger.log_value(("ten", "agent_failed"), info["agent_failed"], reduce="item_series")
         metrics_logger.log_value(("ten", "illegal_actions"), int("illegal_action" in info), reduce="sum")
         if "winners" in info:
             game = (info["jen_level"], info["winners"] == [0], score_margin(info["scores"], 0), learner.t)

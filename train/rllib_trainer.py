@@ -74,6 +74,7 @@ from pathlib import Path
 import numpy as np
 
 import ten_env
+from agents.base import AgentFailed
 from agents.rllib_policy import CARD, LEARNER, RLlibPolicyAgent, check_card, read_card
 from ten_env import observation as O
 from ten_env.record import write_atomically
@@ -381,6 +382,8 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
                 set_jen_level(algorithm, state["jen_level"])
             result = algorithm.train()
             runners = result.get("env_runners", {})
+            for failure in _series(runners, "agent_failed"):  # a scripted agent of yours (TableEnv)
+                raise AgentFailed(failure)  # as on the trainer's own runner: the checkpoint before stands
             sampled = runners.get("num_env_steps_sampled", 0)
             if not np.isfinite(sampled) or not sampled:
                 # RLlib's PPO returns early, having trained on nothing, when no runner came back
@@ -436,12 +439,19 @@ def finished_games(runners: dict) -> list:
     """The ``ten/games`` items (:class:`train.rllib_env.TenCallbacks`) of an iteration's
     ``env_runners`` results. RLlib's ``item_series`` reduces a series of one item to the item
     itself, and reports no games as ``None`` (or NaN), so one game or none is a list too."""
-    games = runners.get("ten", {}).get("games")
-    if games is None or (isinstance(games, float) and math.isnan(games)):
+    games = _series(runners, "games")
+    if games and not isinstance(games[0], (tuple, list)):
+        return [games]  # one game, come as a list: [jen_level, won, margin, decisions]
+    return games
+
+
+def _series(runners: dict, name: str) -> list:
+    """The ``ten/<name>`` items of an ``item_series`` (none: ``None`` or NaN) as a list; one item
+    comes as itself."""
+    items = runners.get("ten", {}).get(name)
+    if items is None or (isinstance(items, float) and math.isnan(items)):
         return []
-    if isinstance(games, (tuple, list)) and games and not isinstance(games[0], (tuple, list)):
-        return [games]  # one game: (jen_level, won, margin, decisions)
-    return list(games)
+    return items if isinstance(items, list) else [items]
 
 
 def _progress_bar(total: int, done: int):
