@@ -59,7 +59,8 @@ class PolicyAgent(Agent):
         except ImportError:
             from ten_env.extras import install_hint
 
-            raise ValueError(f"loading a model needs the training extra: {install_hint('train')}") from None
+            raise ValueError(f"loading the model {path.name!r} needs the training extra: {install_hint('train')}") \
+                from None
         from . import safe_load
 
         try:

@@ -138,7 +138,7 @@ def test_policy_agent_errors(tmp_path, monkeypatch):
 
     with monkeypatch.context() as patch:  # installed without the training extra: said how to add it
         patch.setitem(sys.modules, "sb3_contrib", None)
-        with pytest.raises(ValueError, match=r"^loading a model needs the training extra: pip install "
+        with pytest.raises(ValueError, match=r"^loading the model 'ppo-jen.zip' needs the training extra: pip install "
                                              r"'ten-env\[train\]' \(in a clone: pip install -e '\.\[train\]'; "):
             PolicyAgent(PRETRAINED_DIR / "ppo-jen.zip")
 

@@ -364,6 +364,20 @@ def test_evaluate_and_league_from_python_say_the_extra_is_missing_before_any_gam
     assert not played
 
 
+def test_ten_train_without_the_training_extra_names_the_rllib_extra_too(monkeypatch, tmp_path, capsys):
+    """A config with backend: rllib was told of the train extra alone, then, once it was there, of rllib."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "yaml", None)
+    assert main(["train", str(ROOT / "configs" / "rllib_jen.yaml")]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == ("ten: error: ten train needs the training extra (no module 'yaml'): pip install "
+                            "'ten-env[train]' (in a clone: pip install -e '.[train]'; without a GPU, a CPU build of "
+                            "torch first (README, Set-up)); for a config with backend: rllib, the rllib extra, which "
+                            "holds all of it: pip install 'ten-env[rllib]' (in a clone: pip install -e '.[rllib]'; "
+                            "without a GPU, a CPU build of torch first (README, Set-up))\n")
+    assert captured.out == "" and list(tmp_path.iterdir()) == []
+
+
 def test_a_missing_module_of_the_training_extra_is_one_line_wherever_it_is_found(capsys):
     from train.options import run_command
 

@@ -122,6 +122,13 @@ def _view(args) -> int:
 
 
 def _train(args) -> int:
+    import importlib.util
+
+    from ten_env.extras import install_hint
+
+    if importlib.util.find_spec("yaml") is None:  # before the config is read, which says the backend
+        raise ValueError(f"ten train needs the training extra (no module 'yaml'): {install_hint('train')}; for a "
+                         f"config with backend: rllib, the rllib extra, which holds all of it: {install_hint('rllib')}")
     from .config import load_config
 
     unused = []
