@@ -361,6 +361,8 @@ class Game:
         rng.shuffle(deck)
         game.deck = deck
         game.tableau = [C.parse(c) for c in snap["tableau"]]
+        if any(C.is_wild(c) for c in game.tableau):  # a wildcard drawn goes to auction, never here
+            raise KeyError(f"a wildcard in the tableau {snap['tableau']}")
         game.net_total, game.currency_total = snap["net_total"], snap["currency_total"]
         game.market = _counts(C.parse(c) for c in snap["market"])[: C.NUM_NUMBER_CARDS]
         game.discard = _counts(C.parse(c) for c in snap["discard"])
@@ -389,6 +391,8 @@ class Game:
         auction = snap["auction"]
         if auction:
             game.auction_card = C.parse(auction["card"])
+            if not C.is_wild(game.auction_card):
+                raise KeyError(f"an auction of {auction['card']}: only wildcards are auctioned")
             game.high_bid = _whole(auction["high_bid"], "high_bid", 0, game.rules.max_bid)
             bidder = auction["high_bidder"]
             game.high_bidder = None if bidder is None else _whole(bidder, "high_bidder", 0, last_seat)
@@ -419,6 +423,14 @@ class Game:
             raise KeyError(f"payment {pay!r} in the {game.phase} phase")
         if (game.bust_kind is not None) != (game.phase == "bust" or paying_for == "bust"):
             raise KeyError(f"bust_kind {game.bust_kind!r} in the {game.phase} phase")
+        if pay and (game.pay_for[1] != game.auction_card if paying_for == "auction" else not (
+                C.is_number(game.pay_for[1]) and game.market[game.pay_for[1]])):
+            raise KeyError(f"a payment for {pay['card']} ({paying_for}): it is for the auction's card, or for a "
+                           "number card of the market")
+        if game.solitaire and current == JEN_SEAT:  # JEN's moves are made inside act()
+            raise KeyError("JEN to act: in the solitaire game JEN never waits for a move")
+        if current is not None and not game.legal_actions():
+            raise KeyError(f"nothing to do for the player to act in the {game.phase} phase of a game not over")
         return game
 
     def lazy_snapshot(self):

@@ -298,6 +298,36 @@ def test_from_snapshot_refuses_a_phase_without_what_it_holds_or_with_what_it_can
             Game.from_snapshot(_edited(snap, **changes), shuffle_unseen=0)
 
 
+def test_from_snapshot_refuses_cards_and_turns_that_play_cannot_reach():
+    """Each was taken: an auction of a currency card, or a payment for a card the market lacks, then
+    failed in act() with an IndexError; a wildcard in the tableau vanished from the game; a payment
+    for another card than the auction's made the auction's vanish; a game not over with no move
+    for the player to act, or JEN to act in the solitaire game, could not go on."""
+    by_phase = {}
+    for snap, _ in _snapshots_in_every_phase(Rules(num_players=3, payment="manual", bust_buy=True), games=8):
+        by_phase.setdefault((snap["phase"], (snap["payment"] or {}).get("for")), snap)
+    auction, draw = by_phase[("auction", None)], by_phase[("draw", None)]
+    paying_auction, paying_buy = by_phase[("pay", "auction")], by_phase[("pay", "buy")]
+    other_wild = "W1" if paying_auction["auction"]["card"] != "W1" else "W2"
+    missing = next(name for name in C.NAMES[:C.NUM_NUMBER_CARDS] if name not in paying_buy["market"])
+    solo = _played(Rules(jen_level=6), 3, 1, 6).snapshot()
+    assert solo["phase"] != "over" and solo["current_player"] == 0
+    for snap, changes, message in [
+        (auction, {"auction__card": "$3"}, "an auction of $3: only wildcards are auctioned"),
+        (auction, {"auction__card": "B3"}, "an auction of B3: only wildcards are auctioned"),
+        (draw, {"tableau": draw["tableau"] + ["W3"]}, "a wildcard in the tableau"),
+        (paying_auction, {"payment__card": other_wild}, f"a payment for {other_wild} (auction)"),
+        (paying_buy, {"payment__card": "W#"}, "a payment for W# (buy)"),
+        (paying_buy, {"payment__card": missing}, f"a payment for {missing} (buy)"),
+        (solo, {"active_player": 1, "current_player": 1}, "JEN to act"),
+        (draw, {"deck": {}, "deck_size": 0, "tableau": [], "net_total": 0, "currency_total": 0},
+         "nothing to do for the player to act in the draw phase"),
+    ]:
+        Game.from_snapshot(snap, shuffle_unseen=0)  # as play left it
+        with pytest.raises(ValueError, match=rf"^not a game snapshot \(KeyError: .*{re.escape(message)}"):
+            Game.from_snapshot(_edited(snap, **changes), shuffle_unseen=0)
+
+
 def test_from_snapshot_takes_numpy_whole_numbers_as_the_engine_does():
     import numpy as np
 
