@@ -28,7 +28,7 @@ import numpy as np
 from . import cards as C
 from . import observation as O
 from .game import BUST_LIMIT
-from .scoring import gains, score_counts
+from .scoring import gains, hand_key, score_counts
 
 GAIN_SCALE = 10  # a card adds at most 10 to a score (it completes a 1-9 run)
 
@@ -87,9 +87,9 @@ def space_bounds() -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _gains(hand: bytes) -> np.ndarray:
+def _gains(hand: bytes | tuple) -> np.ndarray:
     """What one more copy of each ownable card adds to the score of ``hand`` (counts per card, as
-    bytes: a fifth of a tuple's size)."""
+    :func:`ten_env.scoring.hand_key` gives them)."""
     out = np.array(gains(hand), dtype=np.float32)
     out.flags.writeable = False
     return out
@@ -155,13 +155,13 @@ def derive(observations) -> np.ndarray:
     left_busting = (then @ deck_drawn[:, :, None])[:, :, 0] - (first > 0) * np.stack([t[2] for t in tables])
     second = (first * left_busting).sum(1) / (size * np.maximum(size - 1, 1))
     out[:, OFFSET["bust_second"]] = second
-    hands = [np.rint(obs[:, block]).astype(np.uint8) for block in _HAND]
+    hands = [np.rint(obs[:, block]).astype(np.int64) for block in _HAND]
     tableau = np.rint(obs[:, _TABLEAU]).astype(np.int64)
     gain, rival_gain = _GAIN, _RIVAL_GAIN
     for i in range(len(obs)):
-        mine = hands[0][i].tobytes()
+        mine = hand_key(hands[0][i].tolist())
         out[i, gain] = _gains(mine) / GAIN_SCALE
-        out[i, rival_gain] = _gains(hands[1][i].tobytes()) / GAIN_SCALE
+        out[i, rival_gain] = _gains(hand_key(hands[1][i].tolist())) / GAIN_SCALE
         if tableau[i].any():
             taken = list(mine)
             for card in np.flatnonzero(tableau[i]):

@@ -25,7 +25,7 @@ from . import cards as C
 from .deck import PUBLISHED_TOTALS
 from .game import BUST_LIMIT, JEN_SEAT, MAX_BUY_PRICE, MAX_COINS, PHASES
 from .rules import PLAYER_COUNTS
-from .scoring import hand_score
+from .scoring import hand_key, hand_score
 
 MAX_SEATS = max(PLAYER_COUNTS)
 FULL_DECK = sum(PUBLISHED_TOTALS.values())  # the whole box (129 cards): deck size is scaled by it
@@ -161,14 +161,14 @@ _AUCTION_AT = AUCTION_CARD - C.NUM_NUMBER_CARDS
 
 
 @lru_cache(maxsize=65536)
-def _seat_row(hand: bytes) -> np.ndarray:
+def _seat_row(hand: bytes | tuple) -> np.ndarray:
     """A seat block with what depends on the hand alone filled in (hands repeat a lot; kept by
-    the hand's counts as bytes, a fifth of a tuple's size)."""
+    :func:`ten_env.scoring.hand_key`)."""
     row = np.zeros(SEAT_SIZE, dtype=np.float32)
     row[SEAT["present"]] = 1.0
     row[SEAT["score"]] = hand_score(hand) / _SEAT_SCALE["score"]
     row[SEAT["cards_held"]] = sum(hand) / _SEAT_SCALE["cards_held"]
-    row[_HAND] = np.frombuffer(hand, dtype=np.uint8)
+    row[_HAND] = np.frombuffer(hand, dtype=np.uint8) if isinstance(hand, bytes) else hand
     return row
 
 
@@ -188,7 +188,7 @@ def encode(game, seat: int) -> np.ndarray:
     current = game.current_player
     order = [(seat + k) % n for k in range(n)]
     hands, coins, tokens = game.hands, game.coins, game.bust_tokens
-    np.concatenate([_seat_row(bytes(hands[s])) for s in order], out=obs[: n * SEAT_SIZE])
+    np.concatenate([_seat_row(hand_key(hands[s])) for s in order], out=obs[: n * SEAT_SIZE])
     active, jen = game.active_player, JEN_SEAT if solitaire else -1
     coin_scale, token_scale = _SEAT_SCALE["coins"], _SEAT_SCALE["bust_tokens"]
     per_turn = []

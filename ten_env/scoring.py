@@ -222,12 +222,19 @@ def colour_losses(counts, cards):
 _hand_scores: dict = {}
 
 
-def hand_score(counts) -> int:
-    """``score_counts`` remembered by collection: hands change far less often than they are scored.
+def hand_key(counts) -> bytes | tuple:
+    """A hand's counts as a memo key: bytes, a fifth of a tuple's size (memos of hands fill to
+    hundreds of thousands in a few thousand games), or a tuple for a count beyond 255, which only
+    a stacked deck can give (a deck file holds at most 129 cards)."""
+    try:
+        return bytes(counts)
+    except ValueError:
+        return tuple(counts)
 
-    Kept by the counts' bytes (a deck holds at most 129 cards, so a count fits a byte), a fifth of
-    a tuple's size: the memo fills to its 200,000 hands in a few thousand games."""
-    key = bytes(counts)
+
+def hand_score(counts) -> int:
+    """``score_counts`` remembered by collection: hands change far less often than they are scored."""
+    key = hand_key(counts)
     value = _hand_scores.get(key)
     if value is None:
         if len(_hand_scores) > 200_000:

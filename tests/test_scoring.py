@@ -454,3 +454,22 @@ def test_remembered_hand_scores_are_small():
     finally:
         scoring._hand_scores.clear()
         scoring._hand_scores.update(saved)
+
+
+def test_a_stacked_deck_of_hundreds_of_copies_is_scored_and_observed():
+    """The memos of hands key a hand by its counts as bytes; a count beyond 255, which only a stacked
+    deck can give, is kept by a tuple instead (bytes() refuses it)."""
+    import numpy as np
+
+    from ten_env import Game, Rules
+    from ten_env import features as F
+    from ten_env import observation as O
+
+    game = Game(Rules(num_players=2), deck=["B1"] * 700)
+    while not game.is_over:  # take ten B1s a turn
+        names = game.legal_action_names()
+        game.act("stop_numbers" if "stop_numbers" in names and game.net_total >= 9 else names[0])
+        observation = O.encode(game, 0)
+    assert game.hands[0][0] > 255 and game.hands[1][0] > 255 and game.scores() == [1, 1]
+    assert observation[O.seat_block(0)][O.SEAT["hand"]] == game.hands[0][0]
+    assert np.isfinite(F.extend(observation)).all()
