@@ -45,7 +45,12 @@ or fixed as above). Any other option key raises ``ValueError``, except
 ``"options"``, which is ignored: PettingZoo's ``api_test`` probes ``reset`` with
 ``options={"options": 1}``. ``step``, ``observe`` and ``last`` before the first
 ``reset`` raise ``ValueError`` (``env()``'s order-enforcing wrapper answers first
-with PettingZoo's own error).
+with PettingZoo's own error), and so do ``raw_env``'s ``step`` and ``last`` once
+every agent has stepped out of a finished game.
+
+``copy.deepcopy(env)`` and ``pickle`` copy the game in progress: the copy plays on
+alone, as the original would (for search; :meth:`ten_env.Game.clone` copies only
+the engine's state, far faster).
 
 ## Observation space
 
