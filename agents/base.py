@@ -111,8 +111,9 @@ class AgentFailed(RuntimeError):
     traceback). This project's own agents are not yours: their errors keep their traceback."""
 
     @classmethod
-    def choosing(cls, agent, seat: int, exc: Exception) -> "AgentFailed | None":
-        """The failure of ``agent``'s code, or ``None`` for one of this project's agents."""
+    def choosing(cls, agent, seat: int | None, exc: Exception, call: str | None = None) -> "AgentFailed | None":
+        """The failure of ``agent``'s code (in its ``call``, if not its move), or ``None`` for one of
+        this project's agents."""
         if _is_ours(agent):
             return None
         frames = traceback.extract_tb(exc.__traceback__)
@@ -120,8 +121,8 @@ class AgentFailed(RuntimeError):
         mine = [frame for frame in frames if source and os.path.realpath(frame.filename) == source]
         where = (mine or frames)[-1:]
         message = " ".join(str(exc).split())
-        return cls(f"the agent {agent_label(agent)} (seat {seat}) raised {type(exc).__name__}"
-                   f"{': ' + message if message else ''}"
+        return cls(f"the agent {agent_label(agent)}{f' (seat {seat})' if seat is not None else ''} raised "
+                   f"{type(exc).__name__}{f' in {call}()' if call else ''}{': ' + message if message else ''}"
                    + "".join(f" ({Path(frame.filename).name}, line {frame.lineno})" for frame in where))
 
     @classmethod
@@ -136,10 +137,18 @@ def move_of(agent, seat: int, observation: dict, info: dict) -> int:
     """``agent``'s move (its ``act``, or the policy function itself) in ``seat``; where your agent's
     code raises, :class:`AgentFailed` saying so in one line, the error as its cause."""
     act = agent.act if hasattr(agent, "act") else agent
-    try:
+    with failures_of(agent, seat):
         return act(observation, info)
+
+
+@contextmanager
+def failures_of(agent, seat: int | None, call: str | None = None):
+    """Around a call of ``agent``'s code (its move, or ``call``): an error your agent's code raises
+    as :class:`AgentFailed`, the error as its cause."""
+    try:
+        yield
     except Exception as exc:
-        failed = AgentFailed.choosing(agent, seat, exc)
+        failed = AgentFailed.choosing(agent, seat, exc, call)
         if failed is None:
             raise
         raise failed from exc
@@ -186,7 +195,8 @@ class CheckedAgent(Agent):
 
     def reset(self, seed: int | None = None) -> None:
         if hasattr(self.agent, "reset"):
-            self.agent.reset(seed=seed)
+            with failures_of(self.agent, None, "reset"):
+                self.agent.reset(seed=seed)
 
     def act(self, observation: dict, info: dict) -> int:
         return checked_move(self.agent, observation, info)

@@ -167,7 +167,10 @@ def load_entry_point(spec: str, seed: int | None = None):
     except ValueError as exc:
         raise ValueError(f"agent {spec!r}: {exc}") from None
     if seed is not None and hasattr(agent, "reset"):
-        agent.reset(seed=seed)
+        try:
+            agent.reset(seed=seed)
+        except Exception as exc:
+            raise ValueError(f"agent {spec!r}: its reset(seed={seed}) failed: {_said(exc)}") from None
     return agent
 
 

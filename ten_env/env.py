@@ -244,12 +244,18 @@ def check_reward(reward) -> str:
     return reward
 
 
+def is_jen_level(level) -> bool:
+    """Whether ``level`` is one of JEN's (4-10). ``Rules`` also takes ``None``, a normal game, which
+    an env that plays only the solitaire game must refuse."""
+    return level is not None and is_index(level) and int(level) in JEN_LEVELS
+
+
 def with_jen_level(rules: Rules, level: int) -> Rules:
-    """``rules`` with JEN at ``level``, for the single-agent views' ``set_jen_level`` (curricula):
-    only the solitaire game has JEN; ``Rules`` checks the level."""
+    """``rules`` with JEN at ``level``, for the envs' ``set_jen_level`` (curricula): only the
+    solitaire game has JEN, and it stays the solitaire game."""
     if not rules.solitaire:
         raise ValueError("set_jen_level: this env plays a normal game, not the solitaire game")
-    if level is None or not is_index(level) or int(level) not in JEN_LEVELS:  # None would be a normal game
+    if not is_jen_level(level):
         raise ValueError(f"set_jen_level: the level must be an integer from {JEN_LEVELS[0]} to {JEN_LEVELS[-1]}, "
                          f"got {level!r}")
     return dataclasses.replace(rules, jen_level=int(level))

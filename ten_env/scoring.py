@@ -223,9 +223,10 @@ _hand_scores: dict = {}
 
 
 def hand_key(counts) -> bytes | tuple:
-    """A hand's counts as a memo key: bytes, a fifth of a tuple's size (memos of hands fill to
-    hundreds of thousands in a few thousand games), or a tuple for a count beyond 255, which only
-    a stacked deck can give (a deck file holds at most 129 cards)."""
+    """A hand's counts (a list or tuple of ints; not a NumPy array, whose bytes are its buffer) as a
+    memo key: bytes, a fifth of a tuple's size (memos of hands fill to hundreds of thousands in a
+    few thousand games), or a tuple for a count beyond 255, which only a stacked deck can give (a
+    deck file holds at most 129 cards)."""
     try:
         return bytes(counts)
     except ValueError:

@@ -59,7 +59,7 @@ import numpy as np
 from . import observation as O
 from .actions import as_action_id, is_index
 from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_seed, check_start,
-                  draw_start, final_rewards, spaces_for, with_jen_level)
+                  draw_start, final_rewards, is_jen_level, spaces_for, with_jen_level)
 from .game import Game, stacked_deck
 from .render import render
 from .rules import JEN_LEVELS, Rules, as_rules
@@ -261,8 +261,7 @@ class SoloEnv(SingleAgentEnv):
                  illegal: str = "terminate", start="random", **rules):
         if "num_players" in rules or "jen_level" in rules:
             raise ValueError("SoloEnv is always 2 players (you and JEN); set the level with jen_level=")
-        # Rules reads None as a normal game, which needs opponents, and allows it in its message
-        if jen_level is None or not is_index(jen_level) or int(jen_level) not in JEN_LEVELS:
+        if not is_jen_level(jen_level):  # Rules would take None, a normal game, which needs opponents
             raise ValueError(f"SoloEnv plays against JEN: jen_level must be an integer from {JEN_LEVELS[0]} to "
                              f"{JEN_LEVELS[-1]}, got {jen_level!r}"
                              + (" (SingleAgentEnv plays a normal game)" if jen_level is None else ""))

@@ -364,13 +364,17 @@ def test_evaluate_and_league_from_python_say_the_extra_is_missing_before_any_gam
     assert not played
 
 
-def test_ten_train_without_the_training_extra_names_the_rllib_extra_too(monkeypatch, tmp_path, capsys):
-    """A config with backend: rllib was told of the train extra alone, then, once it was there, of rllib."""
+@pytest.mark.parametrize("module", ["yaml", "torch", "scipy", "tqdm"])
+def test_ten_train_without_the_training_extra_names_the_rllib_extra_too(monkeypatch, tmp_path, capsys, module):
+    """A config with backend: rllib was told of the train extra alone, then, once it was there, of rllib;
+    without scipy, tqdm or tensorboard the run's folder was written first."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(sys.modules, "yaml", None)
-    assert main(["train", str(ROOT / "configs" / "rllib_jen.yaml")]) == 2
+    monkeypatch.setitem(sys.modules, module, None)
+    config = tmp_path.parent / f"{tmp_path.name}.yaml"  # its run folder would land in the current folder
+    config.write_text((ROOT / "configs" / "rllib_jen.yaml").read_text())
+    assert main(["train", str(config)]) == 2
     captured = capsys.readouterr()
-    assert captured.err == ("ten: error: ten train needs the training extra (no module 'yaml'): pip install "
+    assert captured.err == (f"ten: error: ten train needs the training extra (no module {module!r}): pip install "
                             "'ten-env[train]' (in a clone: pip install -e '.[train]'; without a GPU, a CPU build of "
                             "torch first (README, Set-up)); for a config with backend: rllib, the rllib extra, which "
                             "holds all of it: pip install 'ten-env[rllib]' (in a clone: pip install -e '.[rllib]'; "

@@ -773,6 +773,21 @@ def _interrupt_generation_after(monkeypatch, chunks_to_play: int) -> list:
     return interrupt_after(monkeypatch, D, "play_teacher_chunk", chunks_to_play)
 
 
+def test_a_journaled_generation_lets_go_of_the_chunks_once_it_has_them(tmp_path):
+    """ten distill generate always keeps a journal, which held every chunk's arrays beside the data
+    put together from them: twice the data at the end, for all that the chunks were let go of."""
+    from train.journal import Journal
+    from train.runner import chunks
+
+    plan = D.plan_generation("ppo-jen", levels=[4, 5], games=3, seed=5000, jobs=1)
+    journal = Journal.start(tmp_path, D.generation_identity(plan), chunks(plan["matchups"], 3, 5000, 1),
+                            D.chunk_files(tmp_path))
+    data = D.play_generation(plan, journal=journal)
+    assert len(journal.done) == 6 and not journal.remaining and journal.played == 6  # a chunk a game
+    assert all(result is None for result in journal.done.values())  # the arrays are held once, in data
+    assert len(data["arrays"]["policy"]) == data["meta"]["decisions"] > 0
+
+
 def test_an_interrupted_generation_resumes_to_the_same_data(generated, tmp_path, capsys, monkeypatch):
     out = tmp_path / "data.npz"
     argv = ["distill", "generate", TEACHER, "--levels", "6,9", "--games", str(GAMES), "--seed", str(SEED),

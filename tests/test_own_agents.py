@@ -361,6 +361,23 @@ def test_an_error_in_this_project_s_own_code_keeps_its_traceback(monkeypatch):
     assert isinstance(caught.value.__cause__, KeyError)  # the error itself, for a debugger
 
 
+def test_an_agent_whose_reset_fails_when_made_with_a_seed_is_a_one_line_error(tmp_path, monkeypatch):
+    """make_agent(spec, seed=...) resets it at once, as training envs make their opponents: the
+    error came out with its traceback."""
+    (tmp_path / "resetting_bots.py").write_text("class Bot:\n    def reset(self, seed=None):\n"
+                                                "        raise RuntimeError('no such seed')\n\n"
+                                                "    def act(self, observation, info):\n        return 0\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    try:
+        with pytest.raises(ValueError, match=r"^agent 'resetting_bots:Bot': its reset\(seed=3\) failed: "
+                                             r"RuntimeError: no such seed \(resetting_bots.py, line 3\)$"):
+            make_agent("resetting_bots:Bot", seed=3)
+        make_agent("resetting_bots:Bot")  # made without a seed, it is not reset yet
+    finally:
+        sys.modules.pop("resetting_bots", None)
+
+
 def test_ten_record_and_ten_play_name_your_agent_by_its_class(tmp_path, monkeypatch, capsys):
     """They named every Agent subclass that sets no name "agent", the base class's."""
     (tmp_path / "plain_bots.py").write_text(

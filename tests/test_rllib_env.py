@@ -305,12 +305,16 @@ def test_a_game_reports_the_level_it_was_dealt_at():
 
 
 def test_a_scripted_agent_of_yours_that_fails_has_its_game_played_out_and_reported(tmp_path, monkeypatch):
-    """On a remote env runner its error ended the runner, which Ray restarted, the error only in its log."""
+    """On a remote env runner its error ended the runner, which Ray restarted, the error only in its log
+    (and an error in its reset() was not even said in one line)."""
     from train.rllib_env import TableEnv, TenCallbacks
 
     (tmp_path / "flaky_bots.py").write_text(
         "import numpy as np\n\n\ndef flaky(observation, info):\n    if info['snapshot']['turn'] >= 3:\n"
-        "        raise RuntimeError('boom on turn 3')\n    return int(np.flatnonzero(observation['action_mask'])[-1])\n")
+        "        raise RuntimeError('boom on turn 3')\n    return int(np.flatnonzero(observation['action_mask'])[-1])\n"
+        "\n\nclass BadReset:\n    calls = 0\n\n    def reset(self, seed=None):  # made and seeded, then reset before each game\n"
+        "        BadReset.calls += 1\n        if BadReset.calls > 1:\n            raise RuntimeError('boom in reset')\n\n"
+        "    def act(self, observation, info):\n        return 0\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     try:
@@ -327,6 +331,12 @@ def test_a_scripted_agent_of_yours_that_fails_has_its_game_played_out_and_report
         logged = Logged()
         TenCallbacks().on_episode_end(episode=chunks[-1], metrics_logger=logged)
         assert ("ten", "agent_failed") not in logged.values and env.failure is None
+        env = TableEnv({"num_players": 2, "scripted": ["flaky_bots:BadReset"]})  # it fails in reset()
+        chunks = episode_chunks(env, 3)
+        logged = Logged()
+        TenCallbacks().on_episode_end(episode=chunks[-1], metrics_logger=logged)
+        assert env.game.is_over and logged.values[("ten", "agent_failed")] == [
+            "the agent BadReset raised RuntimeError in reset(): boom in reset (flaky_bots.py, line 16)"]
     finally:
         sys.modules.pop("flaky_bots", None)
 

@@ -466,7 +466,7 @@ def test_a_stacked_deck_of_hundreds_of_copies_is_scored_and_observed():
     from ten_env import observation as O
 
     game = Game(Rules(num_players=2), deck=["B1"] * 700)
-    while not game.is_over:  # take ten B1s a turn
+    while not game.is_over:  # take nine B1s a turn
         names = game.legal_action_names()
         game.act("stop_numbers" if "stop_numbers" in names and game.net_total >= 9 else names[0])
         observation = O.encode(game, 0)

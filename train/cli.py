@@ -126,9 +126,14 @@ def _train(args) -> int:
 
     from ten_env.extras import install_hint
 
-    if importlib.util.find_spec("yaml") is None:  # before the config is read, which says the backend
-        raise ValueError(f"ten train needs the training extra (no module 'yaml'): {install_hint('train')}; for a "
-                         f"config with backend: rllib, the rllib extra, which holds all of it: {install_hint('rllib')}")
+    from .options import TRAINING_EXTRA
+
+    # before the config is read (it says the backend) and anything is written
+    missing = next((module for module in TRAINING_EXTRA if importlib.util.find_spec(module) is None), None)
+    if missing:
+        raise ValueError(f"ten train needs the training extra (no module {missing!r}): {install_hint('train')}; "
+                         f"for a config with backend: rllib, the rllib extra, which holds all of it: "
+                         f"{install_hint('rllib')}")
     from .config import load_config
 
     unused = []

@@ -391,6 +391,8 @@ def play_generation(plan: dict, progress: bool = False, journal: Journal | None 
     run_chunks(chunks(matchups, games, seed, jobs), play_teacher_chunk, jobs, cache, done, progress=progress,
                desc="generating", journal=journal)
     seconds = time.perf_counter() - start if journal is None else journal.seconds
+    if journal is not None:
+        journal.let_go()  # the chunks' arrays are in results alone, let go of one by one below
 
     wins = [0] * len(levels)
     single_moves = 0

@@ -430,6 +430,11 @@ class Journal:
                 raise ValueError(f"--resume: cannot write {str(path)!r}: {exc.strerror or exc}") from None
         return cls(path, chunks, done, codec, seconds)
 
+    def let_go(self) -> None:
+        """Forget the chunks' results, keeping which are done: a caller that holds them can then free
+        each as it uses it (``ten distill generate``'s arrays, gigabytes)."""
+        self.done = dict.fromkeys(self.done)
+
     def record(self, chunk: Chunk, result) -> None:
         """Add a chunk just played (written at once: a run stopped next loses no more than the chunks under way)."""
         self.done[_key(chunk)] = result

@@ -32,11 +32,11 @@ class TableEnv(TenMultiAgentEnv):
     and the env's index on it), so no two envs' agents play the same random sequence. The
     final infos add ``jen_level`` (the level the game was dealt at).
 
-    A scripted agent of yours that fails (:class:`agents.base.AgentFailed`) does not end the
-    env runner: on a remote one Ray would restart it, the error only in its log, and the run
-    would wait on samples. Its seats take their lowest legal move to the end of the game, and
-    the final infos carry ``agent_failed``, the error's one line, which
-    :class:`TenCallbacks` reports and the trainer stops the run with.
+    A scripted agent of yours that fails (:class:`agents.base.AgentFailed`, in its move or its
+    ``reset``) does not end the env runner: on a remote one Ray would restart it, the error only
+    in its log, and the run would wait on samples. Every scripted seat then takes its lowest
+    legal move to the end of the game, and the final infos carry ``agent_failed``, the error's
+    one line, which :class:`TenCallbacks` reports and the trainer stops the run with.
     """
 
     def __init__(self, config=None):
@@ -66,7 +66,12 @@ class TableEnv(TenMultiAgentEnv):
             self.table = [None] + [self.pool[int(draw.integers(len(self.pool)))] if draw.random() < self.share
                                    else None for _ in range(self.rules.num_agents - 1)]
         for agent in {id(agent): agent for agent in self.table if agent is not None}.values():
-            agent.reset(seed=int(draw.integers(2**31)))
+            seed_of_agent = int(draw.integers(2**31))
+            if self.failure is None:
+                try:
+                    agent.reset(seed=seed_of_agent)
+                except AgentFailed as exc:
+                    self.failure = str(exc)
         return super().reset(seed=seed, options=options)
 
     def seating_seed(self) -> int:

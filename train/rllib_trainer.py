@@ -441,7 +441,7 @@ def finished_games(runners: dict) -> list:
     itself, and reports no games as ``None`` (or NaN), so one game or none is a list too."""
     games = _series(runners, "games")
     if games and not isinstance(games[0], (tuple, list)):
-        return [games]  # one game, come as a list: [jen_level, won, margin, decisions]
+        return [runners["ten"]["games"]]  # one game: (jen_level, won, margin, decisions)
     return games
 
 
@@ -451,7 +451,7 @@ def _series(runners: dict, name: str) -> list:
     items = runners.get("ten", {}).get(name)
     if items is None or (isinstance(items, float) and math.isnan(items)):
         return []
-    return items if isinstance(items, list) else [items]
+    return list(items) if isinstance(items, (list, tuple)) else [items]
 
 
 def _progress_bar(total: int, done: int):
