@@ -128,7 +128,9 @@ def _train(args) -> int:
 
     from .options import TRAINING_EXTRA
 
-    # before the config is read (it says the backend) and anything is written
+    # before the config is read (it says the backend) and anything is written; found, not imported as
+    # need_training_extra does: importing the whole extra takes some 3.5 s, which a config's mistake should
+    # not wait for
     missing = next((module for module in TRAINING_EXTRA if importlib.util.find_spec(module) is None), None)
     if missing:
         raise ValueError(f"ten train needs the training extra (no module {missing!r}): {install_hint('train')}; "
