@@ -740,6 +740,25 @@ def test_output_folder_with_a_run_is_refused(tmp_path):
     assert yaml.safe_load((out / "config.yaml").read_text())["train"]["seed"] == 3
 
 
+def test_resume_may_change_the_evaluations_and_how_the_envs_run_but_not_what_is_trained(tmp_path):
+    """A finished run resumed with more final games plays its final evaluation again with them; a
+    changed hyperparameter is still refused, in a line that says what may change."""
+    out = tmp_path / "run"
+    _run("quick", out, ["train.total_steps=128"])
+    config = load_config(CONFIGS / "quick.yaml", [
+        f"output.dir={out}", *TINY, "train.total_steps=128", "train.vec_env=subproc",
+        "evaluation.every=64", "evaluation.final_games=3", "evaluation.final_levels=5"])
+    train(config, resume=True, progress=False, final_eval=True)
+    report = json.loads((out / "eval" / "report.json").read_text())
+    assert [(m["level"], m["games"]) for m in report["matchups"]] == [(5, 3)]
+    saved = yaml.safe_load((out / "config.yaml").read_text())
+    assert saved["evaluation"]["final_games"] == 3 and saved["train"]["vec_env"] == "subproc"
+    assert read_data(out / "model.zip")["num_timesteps"] == 128  # nothing more was trained
+    with pytest.raises(ValueError, match=r"differs in: train.n_envs\); only train.total_steps, train.vec_env, "
+                                         r"output.dir, evaluation may change$"):
+        _run("quick", out, ["train.total_steps=128", "train.n_envs=3"], resume=True)
+
+
 def test_ten_train_errors_are_one_line(tmp_path):
     for args, message in [
         (["train", str(tmp_path / "missing.yaml")], "does not exist"),

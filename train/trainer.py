@@ -357,7 +357,7 @@ def _prepare_output(config: Config, out_dir: Path, resume: bool, overwrite: bool
         if differs:
             raise ValueError(
                 f"--resume: {str(out_dir)!r} holds a run with a different config (differs in: "
-                f"{', '.join(differs)}); only train.total_steps may change"
+                f"{', '.join(differs)}); only {', '.join(RESUMABLE_CHANGES)} may change"
             )
         state_file = out_dir / "checkpoints" / STATE
         if not state_file.is_file():
@@ -426,10 +426,17 @@ def make_run_folder(out_dir: Path) -> None:
         raise ValueError(f"output.dir: {exc}") from None
 
 
+# What may change between a run and its resumption: none of it changes what is trained. The
+# evaluations play the model with seeds of their own, and the vectorised envs deal the same games
+# in one process or in several.
+RESUMABLE_CHANGES = ("train.total_steps", "train.vec_env", "output.dir", "evaluation")
+
+
 def _config_differences(old: dict, new: dict) -> list[str]:
     """The keys (``section.key``) that differ, ignoring what may change between a run and its
-    resumption: the step budget and where the folder lives. A key added to the configs since the
-    run was saved reads as its default there."""
+    resumption (:data:`RESUMABLE_CHANGES`: the step budget, how the envs run, where the folder
+    lives, the evaluations). A key added to the configs since the run was saved reads as its
+    default there."""
     from .config import validate
 
     def comparable(config):
@@ -437,8 +444,12 @@ def _config_differences(old: dict, new: dict) -> list[str]:
             config = validate(config).to_dict()
         except ValueError:  # e.g. its init_from file has gone: compared as written
             config = json.loads(json.dumps(config or {}))
-        config.get("train", {}).pop("total_steps", None)
-        config.get("output", {}).pop("dir", None)
+        for name in RESUMABLE_CHANGES:
+            section, _, key = name.partition(".")
+            if key:
+                config.get(section, {}).pop(key, None)
+            else:
+                config.pop(section, None)
         return config
 
     old, new = comparable(old), comparable(new)
