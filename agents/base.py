@@ -123,7 +123,7 @@ class AgentFailed(RuntimeError):
         message = " ".join(str(exc).split())
         return cls(f"the agent {agent_label(agent)}{f' (seat {seat})' if seat is not None else ''} raised "
                    f"{type(exc).__name__}{f' in {call}()' if call else ''}{': ' + message if message else ''}"
-                   + "".join(f" ({Path(frame.filename).name}, line {frame.lineno})" for frame in where))
+                   + "".join(f" ({_place(frame.filename)}, line {frame.lineno})" for frame in where))
 
     @classmethod
     def refused(cls, agent, seat: int, exc: ValueError) -> "AgentFailed | None":
@@ -211,6 +211,13 @@ def _is_ours(agent) -> bool:
     """Whether ``agent`` is one of this project's (defined in ``ten_env``, ``agents`` or ``train``)."""
     return (getattr(_defined_by(agent), "__module__", None) or "").partition(".")[0] in ("ten_env", "agents",
                                                                                           "train")
+
+
+def _place(filename: str) -> str:
+    """A file of code as a person knows it: its name, or "a notebook cell" for the temporary file
+    (``ipykernel_<pid>/<hash>.py``) that Jupyter compiles a cell from."""
+    path = Path(filename)
+    return "a notebook cell" if path.parent.name.startswith("ipykernel_") else path.name
 
 
 def _source_file(agent) -> str | None:

@@ -336,6 +336,21 @@ def test_your_agent_s_error_is_one_line_naming_it_and_where(tmp_path, monkeypatc
         "player 0 in the draw phase; legal: draw, stop_numbers")
 
 
+def test_an_agent_defined_in_a_notebook_cell_is_placed_in_the_cell(tmp_path):
+    """Jupyter compiles a cell from a temporary file, ipykernel_<pid>/<hash>.py: its name meant
+    nothing to the person, who knows the cell."""
+    from agents.base import AgentFailed
+
+    cell = tmp_path / "ipykernel_4242" / "2718281828.py"  # how ipykernel names the code of a cell
+    space: dict = {"__name__": "__main__"}
+    exec(compile(FAULTY, str(cell), "exec"), space)
+    try:
+        space["Crash"]().act({}, {})
+    except RuntimeError as exc:
+        failure = AgentFailed.choosing(space["Crash"](), 1, exc)
+    assert str(failure) == "the agent Crash (seat 1) raised RuntimeError: boom in my bot (a notebook cell, line 4)"
+
+
 def test_an_error_in_this_project_s_own_code_keeps_its_traceback(monkeypatch):
     """Only the user's code is summed up in a line: a bug of ours needs its traceback."""
     import operator
