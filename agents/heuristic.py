@@ -81,7 +81,7 @@ class HeuristicAgent(Agent):
         net = snap["net_total"]
         others = snap["num_players"] - 1
         base = worth(hand)
-        number_cache: dict[int, float] = {}
+        number_cache: dict[int | None, float] = {}
 
         def take_numbers(extra: int | None) -> float:
             if extra not in number_cache:
@@ -106,7 +106,7 @@ class HeuristicAgent(Agent):
             stops[STOP_NUMBERS] = stop_value(None, currency, True, False)
         if mask[STOP_CURRENCY]:
             stops[STOP_CURRENCY] = stop_value(None, currency, False, True)
-        best_stop = max(stops, key=stops.get)
+        best_stop = max(stops, key=stops.__getitem__)
         now = stops[best_stop]
         if not mask[DRAW]:
             return best_stop

@@ -35,6 +35,8 @@ class PolicyAgent(Agent):
     unpickling could load it and ``trust`` is not set.
     """
 
+    path: Path | None  # None for a model made in memory (from_model)
+
     def __init__(self, path: str | Path, name: str | None = None, trust: bool = False):
         """Load the model at ``path`` (``.zip`` may be left out).
 
@@ -127,7 +129,9 @@ class PolicyAgent(Agent):
         """
         masks = np.asarray(masks, dtype=bool)
         self._check_actions(masks.shape[-1])
-        return self._forward(observations, masks, values=True)
+        probs, value = self._forward(observations, masks, values=True)
+        assert value is not None  # asked for
+        return probs, value
 
     def _forward(self, observations, masks: np.ndarray, values: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """:meth:`evaluate`'s probabilities, and its values if asked for."""

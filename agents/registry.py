@@ -18,6 +18,7 @@ import re
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 from ten_env.env import check_seed
 from ten_env.rules import JEN_LEVELS
@@ -127,17 +128,21 @@ def load_entry_point(spec: str, seed: int | None = None):
             module = sys.modules.get(module_name)
             if module is None:
                 _put_first_on_path(str(file.parent))  # as a script: its neighbours can be imported
-                loader = importlib.util.spec_from_file_location(module_name, file)
-                module = importlib.util.module_from_spec(loader)
+                found = importlib.util.spec_from_file_location(module_name, file)
+                assert found is not None and found.loader is not None  # a .py file has a source loader
+                module = importlib.util.module_from_spec(found)
                 sys.modules[module_name] = module  # before running it, as import does (dataclasses, pickle)
                 try:
-                    loader.loader.exec_module(module)
+                    found.loader.exec_module(module)
                 except BaseException:
                     del sys.modules[module_name]
                     raise
             return module
     else:
-        module_name, attr = _MODULE_ENTRY.fullmatch(spec).groups()
+        entry = _MODULE_ENTRY.fullmatch(spec)
+        if entry is None:
+            raise ValueError(f"agent {spec!r}: your own agent is <module>:<name> or <file.py>:<name>")
+        module_name, attr = entry.groups()
         where = f"the module {module_name!r}"
 
         def load():
@@ -307,7 +312,7 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
     def not_an_option(part: str) -> ValueError:
         return ValueError(f"agent {spec!r}: {part!r} is neither an option ({options_help}) nor a model file")
 
-    options = {}
+    options: dict[str, Any] = {}
     while parts and is_option(parts[-1]):  # options come last
         part = parts.pop()
         key, _, value = part.partition("=")

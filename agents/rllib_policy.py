@@ -78,6 +78,8 @@ class RLlibPolicyAgent(Agent):
     another observation size, Ray is not installed, or ``trust`` is not set.
     """
 
+    path: Path | None  # None for a module made in memory (from_module)
+
     def __init__(self, path: str | Path, name: str | None = None, trust: bool = False):
         path = Path(path)
         if not is_checkpoint(path):
@@ -100,7 +102,7 @@ class RLlibPolicyAgent(Agent):
         # RLlib's own checkpoint round trip warns that it calls a deprecated constructor: not ours to fix.
         logging.getLogger("ray._common.deprecation").setLevel(logging.ERROR)
         module = RLModule.from_checkpoint(module_dir.resolve())  # RLlib reads a relative path as a URI
-        shape = module.observation_space["observations"].shape
+        shape = module.observation_space["observations"].shape  # type: ignore[index]  # RLModule types it Optional[Space]
         if shape != (O.SIZE,):
             raise ValueError(f"checkpoint {str(path)!r} was trained for observations of shape {shape}, "
                              f"but ten_env observations have shape ({O.SIZE},): train it again with this version")

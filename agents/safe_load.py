@@ -45,6 +45,7 @@ import re
 import warnings
 import zipfile
 from pathlib import Path
+from typing import Any, TypeGuard
 
 SERIALIZED = ":serialized:"
 
@@ -117,7 +118,7 @@ def _unsafe(path, entry: str, value, why: str) -> UnsafeModelError:
     )
 
 
-def is_serialized(value) -> bool:
+def is_serialized(value) -> TypeGuard[dict]:
     return isinstance(value, dict) and SERIALIZED in value
 
 
@@ -522,7 +523,7 @@ def _load_model(path, env, device: str = "cpu", **attributes):
         raise ValueError(f"model {str(path)!r} was made for spaces {saved_obs.shape} / {saved_act}, "
                          f"the environment has {env.observation_space.shape} / {env.action_space}")
     kwargs = policy_kwargs_from_data(path, data)
-    values = {}
+    values: dict[str, Any] = {}
     for key, value in data.items():
         if key in PLAIN_ENTRIES and not is_serialized(value):
             if not isinstance(value, PLAIN_ENTRIES[key]) or (isinstance(value, bool)

@@ -58,7 +58,7 @@ import math
 import numbers
 import random
 from collections import Counter
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -120,6 +120,7 @@ def rollout_action(game: Game) -> int:
         return STOP_CURRENCY if STOP_CURRENCY in legal else legal[0]
     if phase == "auction":
         bids = [a for a in legal if a > BID_BASE]
+        assert game.auction_card is not None  # set for the whole auction
         if bids and bids[0] - BID_BASE <= 3 and _gain(game.hands[seat], game.auction_card) > 0:
             return bids[0]
         return PASS
@@ -212,10 +213,10 @@ class _Node:
         self.prior = prior
         self.visits = [0] * len(actions)
         self.total = [0.0] * len(actions)
-        self.children = [dict() for _ in actions]  # outcome key -> _Node
+        self.children: list[dict[tuple, _Node]] = [dict() for _ in actions]  # outcome key -> _Node
         self.n = 0
-        self.unseen = None  # stratified chance: (card, copies) left in the deck here
-        self.next_cards = None  # stratified chance: per action, card -> simulations it came next in
+        self.unseen: list[tuple[int, int]] | None = None  # stratified chance: (card, copies) left in the deck here
+        self.next_cards: list[dict[int, int] | None] | None = None  # stratified chance: per action, card -> simulations it came next in
 
     def select(self, exploration: float) -> int:
         """Index of the action to try. Without a prior (UCB1): every action once, in the order of
@@ -284,7 +285,7 @@ class SearchAgent(Agent):
             raise ValueError(f"chance must be one of {', '.join(CHANCE)}, got {chance!r}")
         if chance != "sampled" and self.sees_deck_order:
             raise ValueError(f"chance={chance!r} reorders the deck; the oracle plays the true order")
-        if isinstance(exploration, bool) or not isinstance(exploration, numbers.Real) \
+        if isinstance(exploration, bool) or not isinstance(cast(object, exploration), numbers.Real) \
                 or not 0 <= exploration < math.inf:
             raise ValueError(f"exploration must be a finite number at least 0, got {exploration!r}")
         if opponents is not None and (isinstance(opponents, (str, bytes)) or not hasattr(opponents, "__len__")
@@ -322,6 +323,7 @@ class SearchAgent(Agent):
             return Decision(int(legal[0]), [int(legal[0])], [0], 0.0)
         root_game = self._root_game(info)
         seat = root_game.current_player
+        assert seat is not None  # a game with two legal moves is not over
         if sorted(root_game.legal_actions()) != legal.tolist():
             raise ValueError(f"{self.name}: the snapshot's legal actions differ from the action mask")
         if self.opponents is not None and len(self.opponents) != root_game.num_players:
@@ -354,7 +356,7 @@ class SearchAgent(Agent):
     def _simulate(self, root: _Node, root_game: Game, seat: int, batch: int) -> int:
         """``batch`` simulations: down the tree, out to a leaf, value it, and back up; the
         searching seat's decisions they went through, all together."""
-        pending = []  # (path, game at the leaf or finished, parent edge to expand)
+        pending: list[tuple[list[tuple[_Node, int]], Game, tuple[dict, tuple, list[int]] | None]] = []  # (path, game at the leaf or finished, parent edge to expand)
         for _ in range(batch):
             game = self._world(root_game)
             order = game.deck[:]  # this world's cards, to name the ones each move draws
@@ -397,10 +399,12 @@ class SearchAgent(Agent):
         if node.unseen is None:  # every simulation reaching a node has drawn the same cards
             node.unseen = sorted(Counter(deck).items())
             node.next_cards = [None] * len(node.actions)
+        assert node.next_cards is not None
         met = node.next_cards[i]
         if met is None:
             met = node.next_cards[i] = {}
-        card = max(node.unseen, key=lambda entry: entry[1] / (met.get(entry[0], 0) + 1))[0]
+        unseen = node.unseen
+        card = max(unseen, key=lambda entry: entry[1] / (met.get(entry[0], 0) + 1))[0]
         met[card] = met.get(card, 0) + 1
         k = to_top(deck, card, self.rng)
         order[k], order[len(deck) - 1] = order[len(deck) - 1], order[k]  # the world's record of its cards
@@ -417,10 +421,11 @@ class SearchAgent(Agent):
         prior = self._values([game.clone(history=False)], seat)[1][0] if self.model is not None else None
         return _Node(actions, prior)
 
-    def _values(self, games: list[Game], seat: int) -> tuple[list[float], list]:
+    def _values(self, games: list[Game], seat: int) -> tuple[list[float], list[list[float] | None]]:
         """Each game's value to ``seat`` (the result if it is over, else the network's or a
         rollout's) and, with a network, the prior of its legal actions: one forward pass for all."""
-        values, priors = [None] * len(games), [None] * len(games)
+        values: list[float] = [0.0] * len(games)  # each set below
+        priors: list[list[float] | None] = [None] * len(games)
         open_games = []
         for k, game in enumerate(games):
             if game.is_over:

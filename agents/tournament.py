@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -81,6 +83,7 @@ def play_game(game: Game, players: list, clock: list | None = None) -> None:
     and is added to: how many actions each seat chose and how long it took."""
     while not game.is_over:
         seat = game.current_player
+        assert seat is not None  # the game is not over
         player = players[seat]
         view = player_view(game, seat, player)
         start = time.perf_counter()
@@ -142,7 +145,7 @@ def seeded_games(agents: list, rules: Rules, n: int, seed: int, clock: list | No
         yield game, order
 
 
-def play_games(agents: list, rules: Rules | None = None, n: int = 100, seed: int = 0) -> Results:
+def play_games(agents: list, rules: Rules | Mapping[str, Any] | None = None, n: int = 100, seed: int = 0) -> Results:
     """Play ``n`` games; game ``i`` uses deck seed ``seed + i`` and seats rotated by ``i``.
 
     ``agents`` has one agent per seat (``num_players`` of them), or exactly one in

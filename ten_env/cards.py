@@ -52,7 +52,7 @@ NAMES: tuple[str, ...] = tuple(_notation(c) for c in range(NUM_CARD_TYPES))
 _IDS = {name: card for card, name in enumerate(NAMES)}
 
 
-def parse(text: str) -> int:
+def parse(text: object) -> int:
     """The id of a card written in notation; ``ValueError`` quoting it if malformed."""
     card = _IDS.get(text) if isinstance(text, str) else None
     if card is None:

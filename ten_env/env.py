@@ -467,6 +467,7 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
+        assert self.game is not None  # _selected() refuses a step before reset()
         self.game.act(action)  # an illegal action raises ValueError and changes nothing
         self._clear_rewards()
         self._after_move()
@@ -487,6 +488,7 @@ class raw_env(AECEnv):
 
     def _after_move(self):
         game = self.game
+        assert game is not None  # called by reset() and step() only
         snapshot = game.lazy_snapshot()
         self.infos = {a: {"snapshot": snapshot, "legal_actions": []} for a in self.agents}
         if game.is_over:
@@ -498,7 +500,9 @@ class raw_env(AECEnv):
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
         else:
-            self.agent_selection = self.possible_agents[game.current_player]
+            to_act = game.current_player
+            assert to_act is not None  # the game is not over
+            self.agent_selection = self.possible_agents[to_act]
             self.infos[self.agent_selection]["legal_actions"] = game.legal_action_names()
 
     def render(self):

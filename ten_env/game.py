@@ -140,7 +140,7 @@ class Game:
         self.bids_left = 0
         # payment in progress (manual payment)
         self.pay_remaining = 0
-        self.pay_for: tuple | None = None  # (phase that charged, card)
+        self.pay_for: tuple[str, int] | None = None  # (phase that charged, card)
         self.bust_kind: str | None = None  # "numbers" / "currency" while a bust resolves
         self.final_buyers: list[int] = []
         self.history: list[tuple[int, int, bool]] = []  # (seat, action, forced)
@@ -286,6 +286,7 @@ class Game:
             }
         pay = None
         if self.phase == "pay":
+            assert self.pay_for is not None  # set for the whole pay phase
             pay = {
                 "payer": self.decider,
                 "remaining": self.pay_remaining,
@@ -423,7 +424,7 @@ class Game:
             raise KeyError(f"payment {pay!r} in the {game.phase} phase")
         if (game.bust_kind is not None) != (game.phase == "bust" or paying_for == "bust"):
             raise KeyError(f"bust_kind {game.bust_kind!r} in the {game.phase} phase")
-        if pay and (game.pay_for[1] != game.auction_card if paying_for == "auction" else not (
+        if pay and game.pay_for is not None and (game.pay_for[1] != game.auction_card if paying_for == "auction" else not (
                 C.is_number(game.pay_for[1]) and game.market[game.pay_for[1]])):
             raise KeyError(f"a payment for {pay['card']} ({paying_for}): it is for the auction's card, or for a "
                            "number card of the market")
@@ -477,7 +478,7 @@ class Game:
         theirs = {k: v for k, v in other.__dict__.items() if k != "_legal"}
         return mine == theirs
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # typeshed types object.__hash__ as a method
 
     # ------------------------------------------------------------------ acting
 
@@ -687,6 +688,7 @@ class Game:
         if self.bids_left:
             self.decider = (self.decider + 1) % self.num_players
         elif self.high_bidder is None:  # everybody passed
+            assert self.auction_card is not None
             self.discard[self.auction_card] += 1
             self._close_auction()
         else:
@@ -788,6 +790,7 @@ class Game:
             self._deliver(seat)
 
     def _deliver(self, seat: int):
+        assert self.pay_for is not None
         phase, card = self.pay_for
         self.pay_for = None
         self.hands[seat][card] += 1
@@ -810,6 +813,7 @@ class Game:
         # Wealth matters to her only in an auction, and counting it was most of the cost of
         # her many draw decisions in a search's rollouts, so it is counted only there.
         auction = self.phase == "auction"
+        assert self.rules.jen_level is not None  # only the solitaire game has JEN
         return jen.JenView(
             phase=self.phase,
             level=self.rules.jen_level,

@@ -153,7 +153,7 @@ def space_bounds() -> tuple[np.ndarray, np.ndarray]:
 
 
 _PHASE_INDEX = {phase: PHASE + i for i, phase in enumerate(PHASES)}
-_SCALE = {name: scale for name, _, _, scale, _ in PIECES}
+_SCALE = {name: scale for name, _, _, scale, _ in PIECES if scale is not None}  # None: scaled by the rules
 _SEAT_SCALE = {name: scale for name, _, _, scale, _ in SEAT_PIECES}
 _HAND = slice(SEAT["hand"], SEAT_SIZE)
 _CURRENCY_AT = TABLEAU_CURRENCY - C.FIRST_CURRENCY
@@ -191,7 +191,7 @@ def encode(game, seat: int) -> np.ndarray:
     np.concatenate([_seat_row(hand_key(hands[s])) for s in order], out=obs[: n * SEAT_SIZE])
     active, jen = game.active_player, JEN_SEAT if solitaire else -1
     coin_scale, token_scale = _SEAT_SCALE["coins"], _SEAT_SCALE["bust_tokens"]
-    per_turn = []
+    per_turn: list[float] = []
     for s in order:  # in _PER_TURN's order
         per_turn += (s == active, s == current, s == jen, coins[s] / coin_scale, tokens[s] / token_scale)
     obs[_PER_TURN_AT[n]] = per_turn

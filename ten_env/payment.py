@@ -14,7 +14,8 @@ RULES.md ("Automatic payment", "Her payments") describes them in words.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import math
+from typing import Literal, NamedTuple
 
 from . import cards as C
 from .scoring import colour_losses, score_counts, used_in_best
@@ -127,6 +128,8 @@ def least_loss(hand, spendable, before: int | None = None) -> int:
     ``before``, if known, is the hand's score.
     """
     candidates = sorted(c for c, k in spendable.items() if k > 0)
+    if not candidates:
+        raise ValueError(f"least_loss: spendable names no card to spend (a count above 0), got {dict(spendable)!r}")
     hand = list(hand)
     if not any(hand[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]) and not hand[C.SUPER_WILD]:
         return _least_loss_by_colour(hand, candidates)
@@ -135,12 +138,12 @@ def least_loss(hand, spendable, before: int | None = None) -> int:
     # With every card of a hand of at most 9 in a run (no complete colour), each loss is at
     # least 1: fewer than 9 cards never score more than their number.
     floor = int(before == sum(hand) <= 9)
-    best, best_loss = None, None
+    best, best_loss = candidates[0], math.inf
     for card in candidates:
         hand[card] -= 1
         loss = before - score_counts(hand)
         hand[card] += 1
-        if best is None or loss < best_loss:
+        if loss < best_loss:
             best, best_loss = card, loss
             if loss <= floor:
                 break  # nothing costs less
@@ -149,16 +152,16 @@ def least_loss(hand, spendable, before: int | None = None) -> int:
 
 def _least_loss_by_colour(hand, candidates) -> int:
     """:func:`least_loss` when no wildcard is shared between colours: each colour on its own."""
-    best, best_loss = None, None
+    best, best_loss = candidates[0], math.inf
     for card, loss in colour_losses(hand, candidates):
-        if best is None or loss < best_loss:
+        if loss < best_loss:
             best, best_loss = card, loss
             if not loss:
                 break
     return best
 
 
-def jen_next(coins: int, bust_tokens: int, hand, duplicates_only: bool = True) -> int | str:
+def jen_next(coins: int, bust_tokens: int, hand, duplicates_only: bool = True) -> int | Literal["coin", "bust"]:
     """What JEN pays with next: ``"coin"``, ``"bust"`` (a token) or a card id.
 
     Her order is fixed: coins, then bust tokens (even when one wastes money), then

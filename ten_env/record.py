@@ -218,7 +218,7 @@ def scoring_runs(hand) -> list:
     """Per colour (B, G, O, P), the run that scores in ``hand`` (counts per card id), in the
     best arrangement RULES.md fixes for automatic payment: ``{"from": 3, "to": 6, "score": 4,
     "wild": {"5": "W5"}}``, the wildcards placed by number; ``None`` for a colour without cards."""
-    runs = []
+    runs: list[dict[str, object] | None] = []
     for colour, (lo, hi, mask, wild_bits, _) in enumerate(best_layout(hand)):
         if lo > hi:
             runs.append(None)
@@ -313,6 +313,7 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
     elif name == "stop_currency":
         say("take_currency", seat, f"{_does(who, 'stops and takes')} the currency ({shown})", amount=shown)
     elif phase == "auction":
+        assert before.auction_card is not None  # set for the whole auction
         card_name = C.NAMES[before.auction_card]
         if name == "pass":
             say("pass", seat, f"{_does(who, 'passes')} on {card_name}", card=card_name)
@@ -324,6 +325,7 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
                 say("discarded", None, f"nobody bids: {card_name} is discarded", card=card_name)
             else:
                 winner, price = (before.high_bidder, before.high_bid) if name == "pass" else (seat, int(name[4:]))
+                assert winner is not None  # a pass with no high bidder is the branch above
                 say("auction_won", winner, f"{_does(labels[winner], 'wins')} {card_name} for {price}",
                     card=card_name, price=price)
     elif phase in BUY_PHASES:
@@ -365,6 +367,7 @@ def _charged(before: Game, name: str, seat: int) -> tuple[int, int, int] | None:
         card = C.parse(name[4:])
         return seat, card, C.number(card)
     if before.phase == "auction" and before.bids_left == 1:
+        assert before.auction_card is not None
         if name != "pass":
             return seat, before.auction_card, int(name[4:])
         if before.high_bidder is not None:
@@ -436,7 +439,7 @@ def _coin_gains(before: Game, after: Game, name: str, seat: int, active: int, sh
 def _turns(before: Game, after: Game, out: list, labels: list[str]) -> None:
     if after.phase == "final_buy" and (before.phase != "final_buy" or after.decider != before.decider):
         # the first final buy phase, unless the one before it only ended with a manual payment
-        first = before.phase != "final_buy" and not (before.phase == "pay" and before.pay_for[0] == "final_buy")
+        first = before.phase != "final_buy" and not (before.phase == "pay" and before.pay_for is not None and before.pay_for[0] == "final_buy")
         text = ("the deck is empty: every player has one last buy phase. " if first else "") + \
             f"Final buy phase of {labels[after.decider]}"
         out.append({"kind": "final_buy", "seat": after.decider, "text": text})

@@ -62,6 +62,7 @@ sees those seats. Train it with the masked module of :mod:`train.rllib_module` (
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 import numpy as np
 from gymnasium import spaces
@@ -83,7 +84,7 @@ try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 except ImportError:  # one line that says what to do, wherever it is caught
     _error = ModuleNotFoundError(f"ten_env.rllib needs Ray RLlib: {INSTALL}", name="ray")
-    _error.install = INSTALL
+    setattr(_error, "install", INSTALL)  # an attribute of our own on a built-in exception
     raise _error from None
 
 
@@ -115,7 +116,8 @@ class TenMultiAgentEnv(MultiAgentEnv):
         space = spaces.Dict({"observations": observation, "action_mask": mask})
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: spaces_for(self.rules)[1] for a in self.possible_agents}  # each its own
-        self.num_actions = int(self.action_spaces[self.possible_agents[0]].n)
+        # RLlib's MultiAgentEnv declares action_spaces as dict[AgentID, gym.Space]: these are Discrete
+        self.num_actions = int(cast(spaces.Discrete, self.action_spaces[self.possible_agents[0]]).n)
         self.game: Game | None = None
         self._ended = False
         self._rng = np.random.default_rng()
@@ -140,9 +142,10 @@ class TenMultiAgentEnv(MultiAgentEnv):
                 raise ValueError("this stacked deck ends the game before anybody has a choice; "
                                  "an RLlib episode needs a first observation")
         self._ended = False
-        agent = self.possible_agents[game.current_player]
+        seat = self._seat_to_act(game)
+        agent = self.possible_agents[seat]
         self._show()
-        return {agent: self._observe(game.current_player)}, {agent: {}}
+        return {agent: self._observe(seat)}, {agent: {}}
 
     def step(self, action_dict: dict):
         stepped = self._step(action_dict)
@@ -158,7 +161,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         game = self.game
         if game is None or self._ended:
             raise ValueError("step() needs a game in progress: call reset() first")
-        agent = self.possible_agents[game.current_player]
+        agent = self.possible_agents[self._seat_to_act(game)]
         if not isinstance(action_dict, Mapping):
             raise ValueError(f"step() takes a dict {{agent: action}}, here {{{agent!r}: action}}, got {action_dict!r}")
         if set(action_dict) != {agent}:
@@ -171,14 +174,15 @@ class TenMultiAgentEnv(MultiAgentEnv):
                              f"{self.num_actions - 1} whose action_mask entry is 1")
         action = index
         if action not in game.legal_actions():
-            return self._final_step(illegal=(game.current_player, action))
+            return self._final_step(illegal=(self._seat_to_act(game), action))
         game.act(action)
         self._play_scripted()
         if game.is_over:
             return self._final_step()
         # RLlib wants a reward with every observation of an agent that has acted before.
-        mover, agent = agent, self.possible_agents[game.current_player]
-        return ({agent: self._observe(game.current_player)}, {mover: 0.0, agent: 0.0}, {"__all__": False},
+        seat = self._seat_to_act(game)
+        mover, agent = agent, self.possible_agents[seat]
+        return ({agent: self._observe(seat)}, {mover: 0.0, agent: 0.0}, {"__all__": False},
                 {"__all__": False}, {})
 
     def render(self):
@@ -196,13 +200,21 @@ class TenMultiAgentEnv(MultiAgentEnv):
         e.g. agents that read ``info["snapshot"]``, which an RLModule never sees."""
         return None
 
+    @staticmethod
+    def _seat_to_act(game: Game) -> int:
+        seat = game.current_player
+        assert seat is not None, "the game is over"
+        return seat
+
     def _play_scripted(self):
         game = self.game
+        assert game is not None  # called by reset() and step() only
         while not game.is_over:
-            policy = self.scripted_seat(game.current_player)
+            seat = self._seat_to_act(game)
+            policy = self.scripted_seat(seat)
             if policy is None:
                 return
-            game.act(policy(*O.agent_view(game, game.current_player)))
+            game.act(policy(*O.agent_view(game, seat)))
 
     def _observe(self, seat: int) -> dict:
         return {"observations": O.encode(self.game, seat), "action_mask": O.action_mask(self.game, seat)}
@@ -211,6 +223,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         """Every seat played by RLlib gets its final observation and its reward, once; after
         an ``illegal`` ``(seat, action)``, -1 for that seat and 0 for the others."""
         game = self.game
+        assert game is not None  # called by step() only
         seats = [seat for seat in range(self.rules.num_agents) if self.scripted_seat(seat) is None]
         agents = [self.possible_agents[seat] for seat in seats]
         observations = {a: self._observe(seat) for a, seat in zip(agents, seats)}

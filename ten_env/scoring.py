@@ -373,6 +373,7 @@ def _arrange(masks, free, numbered, supers):
                 break
             sub = (sub - 1) & cand
         best = top if best is None else best
+        assert choice is not None  # every total beats top's -1 at least once
         sub, t = choice
         placed.append((bits[sub], t))
         left &= ~sub

@@ -153,6 +153,7 @@ class SingleAgentEnv(gymnasium.Env):
             if not game.is_over:
                 break
             if deck is not None:
+                assert before is not None  # copied above whenever deck is given
                 self._np_random, self._np_random_seed = before
                 raise ValueError(
                     "this stacked deck ends the game before the learning seat has a single choice; "
@@ -197,7 +198,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), reward, terminated, False, self._info()
 
     def _legal_ids(self):
-        game = self.game
+        game = self._live_game()
         return game.legal_actions() if game.current_player == self.seat else ()
 
     def action_masks(self) -> np.ndarray:
@@ -221,9 +222,15 @@ class SingleAgentEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ helpers
 
+    def _live_game(self) -> Game:
+        if self.game is None:
+            raise ValueError("no game yet: call reset() first")
+        return self.game
+
     def _play_opponents(self, game: Game, me: int):
         while not game.is_over and game.current_player != me:
             seat = game.current_player
+            assert seat is not None  # the game is not over
             policy = self.opponents[(seat - me - 1) % game.num_players]
             action = policy(*O.agent_view(game, seat))
             try:
@@ -237,9 +244,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _info(self) -> dict:
         info = {"action_mask": self._mask(), "seat": self.seat}
-        if self.game.is_over:
-            info["scores"] = self.game.scores()
-            info["winners"] = self.game.winners()
+        game = self._live_game()
+        if game.is_over:
+            info["scores"] = game.scores()
+            info["winners"] = game.winners()
         return info
 
 

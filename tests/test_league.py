@@ -88,6 +88,12 @@ def test_the_rating_interval_resamples_whole_deals_at_every_table():
         L.fit_ratings([([0, 1], versus_0), ([0, 2], versus_0[:39])], 3, seed=0, bootstrap=2)
 
 
+def test_ratings_of_no_games_are_the_mean_with_no_interval_to_draw():
+    """With bootstrap resampling on, no deals divided by zero."""
+    ratings, low, high, wins = L.fit_ratings([], 3, seed=0, bootstrap=5)
+    assert ratings.tolist() == low.tolist() == high.tolist() == [L.MEAN_RATING] * 3 and not wins.any()
+
+
 def test_the_win_interval_counts_one_deals_games_as_alike_as_they_are():
     from train.stats import clustered_wilson_interval, design_effect, wilson_interval
 

@@ -179,6 +179,16 @@ def test_own_agents_that_cannot_be_made_are_one_line_errors(tmp_path, monkeypatc
             del sys.modules[loaded]
 
 
+@pytest.mark.parametrize("spec", ["nocolon", "a b:Bot", ":Bot"])
+def test_load_entry_point_called_with_no_entry_point_is_a_one_line_error(spec):
+    """make_agent checks the form first; called directly, a name of neither form raised
+    AttributeError ('NoneType' object has no attribute 'groups')."""
+    from agents.registry import load_entry_point
+
+    with pytest.raises(ValueError, match=rf"^agent {spec!r}: your own agent is <module>:<name> or <file.py>:<name>$"):
+        load_entry_point(spec)
+
+
 def test_ten_eval_plays_your_agent_on_its_workers_and_resume_sees_its_code_change(bots, tmp_path, capsys, monkeypatch):
     one = E.evaluate(f"{bots}:Lowest", levels=[4, 6], games=4, seed=5, jobs=1)
     two = E.evaluate(f"{bots}:Lowest", levels=[4, 6], games=4, seed=5, jobs=2)  # spawned: they import it too

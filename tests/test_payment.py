@@ -17,6 +17,19 @@ from stacked import legal, new_game, play, player
 # ---------------------------------------------------------------- automatic payment
 
 
+def test_least_loss_with_nothing_to_spend_is_refused():
+    """It returned None (a card id was promised), which a caller would index a hand with."""
+    from ten_env import cards as C
+    from ten_env.payment import least_loss
+
+    hand = [0] * C.NUM_CARD_TYPES
+    hand[C.parse("B1")] = hand[C.parse("W5")] = 1  # a numbered wildcard: the general search's path too
+    for spendable in ({}, {C.parse("B1"): 0}):
+        with pytest.raises(ValueError, match=r"^least_loss: spendable names no card to spend \(a count above 0\)"):
+            least_loss(hand, spendable)
+    assert least_loss(hand, {C.parse("B1"): 1, C.parse("W5"): 1}) == C.parse("B1")  # each costs 1: the lowest id
+
+
 def _duplicates_game():
     """Seat 0 holds B1 B1 G2 G2 and takes P1; O1 and O3 wait in the market."""
     deck = ["B1", "B1", "G2", "G2", "O1", "O3", "$1", "P1", "P2", "P3", "P4"]

@@ -138,7 +138,7 @@ def _train(args) -> int:
                          f"{install_hint('rllib')}")
     from .config import load_config
 
-    unused = []
+    unused: list[str] = []
     config = load_config(args.config, args.set or [], unused)
     for note in unused:
         print(f"ten: warning: {note}", file=sys.stderr)

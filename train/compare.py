@@ -356,7 +356,7 @@ def line_look(i: int) -> tuple:
     agents another marker and line style, so that no two of the first thirty look alike."""
     import matplotlib
 
-    colours = matplotlib.colormaps["tab10"].colors
+    colours = matplotlib.colormaps["tab10"].colors  # type: ignore[attr-defined]  # tab10 is a ListedColormap
     marker, line = LINE_STYLES[i // len(colours) % len(LINE_STYLES)]
     return colours[i % len(colours)], marker, line
 

@@ -69,7 +69,7 @@ defaults.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Annotated, Literal, Union, get_args
 
@@ -418,11 +418,11 @@ class Config(_Section):
         return self.model_dump(mode="json")
 
 
-_SECTIONS = {
+_SECTIONS: dict[str, type[BaseModel]] = {
     "": Config, "rules": RulesConfig, "algorithm": AlgorithmConfig, "train": TrainConfig,
     "evaluation": EvaluationConfig, "output": OutputConfig, "ray": RayConfig, "opponents.curriculum": Curriculum,
 }
-_OPPONENT_KINDS = {"jen": JenOpponents, "scripted": ScriptedOpponents, "selfplay": SelfPlayOpponents}
+_OPPONENT_KINDS: dict[str, type[BaseModel]] = {"jen": JenOpponents, "scripted": ScriptedOpponents, "selfplay": SelfPlayOpponents}
 
 
 def _describe(error) -> str:
@@ -498,7 +498,7 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
     return data
 
 
-def load_config(path: str | Path, overrides: list[str] = (), unused: list | None = None) -> Config:
+def load_config(path: str | Path, overrides: Sequence[str] = (), unused: list | None = None) -> Config:
     """The config of the file at ``path`` with ``overrides`` (``--set``); ``unused``, a list, gets
     :func:`unused_keys`' notes."""
     data = apply_overrides(read_yaml(path, "config file"), list(overrides))

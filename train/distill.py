@@ -183,7 +183,7 @@ from ten_env import observation as O
 from ten_env.actions import max_bid_for, num_actions
 from ten_env.env import final_rewards
 from ten_env.record import write_atomically
-from ten_env.rules import JEN_LEVELS
+from ten_env.rules import as_rules, JEN_LEVELS
 
 from .options import (add_jobs_argument, add_progress_argument, add_rules_arguments, at_least, check_max_bid,
                       check_output, make_writable, parse_levels, real_number, rules_from_args, span, whole_number)
@@ -293,7 +293,7 @@ def play_teacher_chunk(chunk: Chunk, cache: dict) -> dict:
     """
     agents = seat_agents(chunk.specs, cache, chunk.trust)  # the teacher, and the player if there is one
     teacher, player = agents[0], (agents[1] if len(agents) > 1 else None)
-    rules = Rules(**chunk.rules)
+    rules = as_rules(chunk.rules)
     n = num_actions(rules.max_bid)
 
     def play(deck_seed: int, order: list[int]):
@@ -302,7 +302,7 @@ def play_teacher_chunk(chunk: Chunk, cache: dict) -> dict:
         play_game(game, [scribe])
         return game, scribe
 
-    parts = {name: [] for name in ARRAYS}
+    parts: dict[str, list] = {name: [] for name in ARRAYS}
     wins = single_moves = 0
     for k, ((game, scribe), _) in enumerate(seeded_games(agents, rules, chunk.games, chunk.first_seed,
                                                          play=play)):
@@ -618,7 +618,7 @@ def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.nd
     file twice, files over the same seeds, a player's and the search's games of it) go to the
     same side, so the validation loss is measured on deals training never met. Each deal is
     named by the first file that holds it, so files over distinct seeds split as games did."""
-    first = {}  # (level, deck seed) -> (file, game) of the first file that holds it
+    first: dict[tuple[int, int], tuple[int, int, int]] = {}  # (level, deck seed) -> (file, game) of the first file that holds it
     per_file = []
     for i, d in enumerate(datasets):
         pairs = np.stack([d["arrays"]["level"].astype(np.int64), d["arrays"]["game"].astype(np.int64)], axis=1)
@@ -928,6 +928,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     except OSError as exc:
         raise ValueError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
     start_entry = history[0]
+    assert best is not None  # epochs >= 1
     card = model_card(
         model, name=out.stem,
         method=(("ten distill train --policy-weight 0: the starting model's value network fitted to the "

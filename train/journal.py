@@ -391,7 +391,7 @@ class Journal:
                              f"agents otherwise (agents.tournament.AGENT_SEEDS {seeding}, now "
                              f"{identity.get('agent_seeds')}): finish it with that code"
                              f"{SEEDING_COMMITS.get(seeding, '')}, or start again with --overwrite")
-        code, now = header.get("code"), identity.get("code")  # journals before it did not keep it
+        code, now = header.get("code"), identity["code"]  # journals before it did not keep it
         if code is not None and not (isinstance(code, dict) and all(isinstance(v, str) for v in code.values())):
             raise damaged
         if code is not None and code != now:
@@ -485,7 +485,7 @@ class Resumable:
                              f"with it ({same}), --overwrite to start again, or another {option}")
 
     def open(self, identity: dict, plan: dict, chunks: list[Chunk], codec: Codec = TALLIES,
-             prepare: Callable[[], None] = lambda: None) -> Journal:
+             prepare: Callable[[], object] = lambda: None) -> Journal:
         """The journal of the run ``identity`` names: the one in the folder, checked, with ``--resume``
         (``prepare()`` after the check), else a new one played as ``chunks`` (``prepare()`` before it:
         what ``--overwrite`` clears, and the folder made)."""

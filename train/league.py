@@ -60,7 +60,7 @@ from agents.tournament import AGENT_SEEDS, seeded_games
 from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.record import write_atomically
-from ten_env.rules import PLAYER_COUNTS
+from ten_env.rules import PLAYER_COUNTS, as_rules
 
 from .options import (Parser, add_jobs_argument, add_progress_argument, add_rules_arguments, add_trust_argument,
                       at_least, check_max_bid, is_whole, need_training_extra, prepare_out_dir, rules_from_args,
@@ -104,7 +104,7 @@ def play_table(agents: list, rules: Rules, n: int, seed: int) -> list[tuple]:
 
 
 def _play_chunk(chunk: Chunk, cache: dict) -> tuple[int, int, list]:
-    rules = Rules(**chunk.rules)
+    rules = as_rules(chunk.rules)
     agents = seat_agents(chunk.specs, cache, chunk.trust)
     return chunk.index, chunk.first_seed, play_table(agents, rules, chunk.games, chunk.first_seed)
 
@@ -228,10 +228,10 @@ def fit_ratings(tables: list[tuple[list[int], np.ndarray]], k: int, seed: int,
     agent is kind to it at each of its tables), so resampling each table on its own would
     count them as independent and narrow the interval.
     """
-    deals = {len(per_game) for _, per_game in tables}
-    if len(deals) > 1:
-        raise ValueError(f"every table must play the same deals; got tables of {sorted(deals)} games")
-    deals = deals.pop() if deals else 0
+    sizes = {len(per_game) for _, per_game in tables}
+    if len(sizes) > 1:
+        raise ValueError(f"every table must play the same deals; got tables of {sorted(sizes)} games")
+    deals = sizes.pop() if sizes else 0
 
     def total(weights):
         wins = np.zeros((k, k))
@@ -244,7 +244,7 @@ def fit_ratings(tables: list[tuple[list[int], np.ndarray]], k: int, seed: int,
     ratings = to_rating(bradley_terry(wins))
     rng = np.random.default_rng(seed)
     samples = []
-    for _ in range(bootstrap):
+    for _ in range(bootstrap if deals else 0):  # no deals, nothing to resample
         drawn = rng.multinomial(deals, np.full(deals, 1 / deals))
         samples.append(to_rating(bradley_terry(total([drawn] * len(tables)))))
     if samples:

@@ -20,6 +20,7 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
+from typing import TypeGuard
 
 from agents.base import AgentFailed
 from agents.registry import NAMES_HELP, action_count, network_of
@@ -70,7 +71,7 @@ TRUST_HELP = ("load model files that can only be loaded by unpickling "
 def parse_levels(text) -> list[int]:
     """JEN levels from ``"4-10"``, ``"4,7,10"`` or ``"7"`` (or an iterable of ints); sorted, no repeats."""
     if isinstance(text, str):
-        levels = []
+        levels: list[int] = []
         for part in text.split(","):
             match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
             if not match:
@@ -143,7 +144,7 @@ def int_range(low: int, high: int | None, flag: str):
     return parse
 
 
-def is_whole(value) -> bool:
+def is_whole(value) -> TypeGuard[int]:
     """Whether ``value`` is a whole number (an int; a bool is not), as read from JSON."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -188,7 +189,7 @@ def player_count(text: str) -> int:
         value = int(text)
     except ValueError:
         value = None
-    if value not in PLAYER_COUNTS:
+    if value is None or value not in PLAYER_COUNTS:
         raise argparse.ArgumentTypeError(f"must be {PLAYERS_HELP}, got {text!r}" if value is None
                                          else f"must be {PLAYERS_HELP}, got {value}")
     return value

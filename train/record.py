@@ -52,6 +52,7 @@ def agent_move(rec: Recorder, agent) -> list[dict]:
     :func:`~agents.tournament.player_view`), recorded with its network's view of it
     (:func:`policy_note`); the new steps, forced ones after it included."""
     game, seat = rec.game, rec.game.current_player
+    assert seat is not None  # a game still to play
     observation, info = player_view(game, seat, agent)
     note = policy_note(agent, observation, game.action_name)
     action = move_of(agent, seat, observation, info)

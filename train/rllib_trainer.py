@@ -80,7 +80,7 @@ from ten_env import observation as O
 from ten_env.record import write_atomically
 from ten_env.actions import num_actions
 
-from .config import Config
+from .config import Config, SelfPlayOpponents
 from .options import RunStopped
 from .trainer import (KEEP_CHECKPOINTS, STATE, WINDOW, _next_multiple, _prepare_output, final_evaluation, make_run_folder,
                       machine, periodic_evaluation, run_seed_at, write_config)
@@ -133,9 +133,9 @@ def start_ray(address: str | None, needed_cpus: int) -> bool:
         ours = signal.getsignal(signal.SIGTERM)  # ray.init puts its own (sys.exit) in place of ten's stop
         try:
             if address:
-                ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+                ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
             else:
-                ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+                ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
             if ours is not None and threading.current_thread() is threading.main_thread():
                 signal.signal(signal.SIGTERM, ours)  # so a kill keeps a checkpoint, as Ctrl-C does
         except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -361,7 +361,8 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
     results = deque(state.get(WINDOW) or (), maxlen=curriculum.window if curriculum else 200)
     if curriculum:  # saved with each checkpoint, so a resumed run's curriculum counts the games before
         state[WINDOW] = results
-    margins, lengths = deque(maxlen=results.maxlen), deque(maxlen=results.maxlen)
+    margins: deque[float] = deque(maxlen=results.maxlen)
+    lengths: deque[int] = deque(maxlen=results.maxlen)
     steps = state["timesteps"]
     next_checkpoint = _next_multiple(steps, config.train.checkpoint_every)
     next_eval = _next_multiple(steps, config.evaluation.every)
@@ -413,6 +414,7 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
                 if verbose:
                     print(f"curriculum: JEN level {state['jen_level']}")
             if next_snapshot is not None and steps >= next_snapshot:
+                assert isinstance(opponents, SelfPlayOpponents)  # only self-play snapshots
                 slot = snapshot_ids(config)[state.get("snapshots", 0) % opponents.pool_size]
                 copy_module(algorithm, LEARNER, [slot])
                 state["snapshots"] = state.get("snapshots", 0) + 1

@@ -17,10 +17,11 @@ import threading
 import warnings
 from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from agents import Results, play_games
 from agents.registry import make_agent
+from ten_env import Rules
 from agents.rllib_policy import TRUSTED_WARNING
 
 
@@ -41,9 +42,9 @@ def default_jobs() -> int:
 class Chunk(NamedTuple):
     """Games ``first_seed`` to ``first_seed + games - 1`` of matchup ``index``."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a field named like tuple.index, which it shadows
     specs: tuple
-    rules: object  # a Rules, or a dict of its fields (what evaluate() sends)
+    rules: Rules | dict[str, Any]  # a Rules, or a dict of its fields (what evaluate() sends)
     first_seed: int
     games: int
     trust: bool = False

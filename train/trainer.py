@@ -51,7 +51,7 @@ from ten_env.game import score_margin
 from ten_env.record import write_atomically
 from ten_env.rules import JEN_LEVELS
 
-from .config import Config, read_yaml
+from .config import Config, SelfPlayOpponents, read_yaml
 from .options import RunStopped, is_whole, make_writable, parse_levels
 
 STATE = "state.json"
@@ -213,6 +213,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
             steps = self.num_timesteps
             if self.next_snapshot is not None and steps >= self.next_snapshot:
                 self._snapshot_to_pool()
+                assert isinstance(opponents, SelfPlayOpponents)  # only self-play snapshots
                 self.next_snapshot += opponents.snapshot_every
             if config.evaluation.every and steps >= self.next_eval:
                 self._evaluate()
@@ -714,13 +715,14 @@ def final_evaluation(config: Config, model_path: Path, out_dir: Path, progress: 
         return
     counts = config.rules.player_counts
     for players in counts:
-        report = None
+        merged: dict | None = None
         for name in ev.opponents:
             part = evaluate(str(model_path), opponents=[name] * (players - 1),
                             games=ev.final_games, seed=0, rules=rules, progress=progress, trust=trust)
-            report = part if report is None else _merge_reports(report, part)
+            merged = part if merged is None else _merge_reports(merged, part)
         where = out_dir / "eval" if len(counts) == 1 else out_dir / "eval" / f"{players}p"
-        _save_evaluation(report, where)
+        assert merged is not None  # evaluation.opponents holds one name at least
+        _save_evaluation(merged, where)
 
 
 def _save_evaluation(report: dict, where: Path) -> None:

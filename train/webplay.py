@@ -54,6 +54,12 @@ class Stale(ValueError):
 
 
 class _Server(ThreadingHTTPServer):
+    web: "WebGame"  # the game it serves, set by serve()
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]  # an AF_INET server's address is (host, port)
+
     def handle_error(self, request, client_address):
         """A browser that closed or reloaded before its answer was written is not an error to print."""
         if isinstance(sys.exc_info()[1], ConnectionError):
@@ -119,12 +125,13 @@ class WebGame:
             return self.rec.to_dict(public=public)
 
 
-def make_server(port: int) -> ThreadingHTTPServer:
+def make_server(port: int) -> _Server:
     """A server on 127.0.0.1:``port`` (0: any free port) for the game set as its ``web``
     attribute (a :class:`WebGame`); ``ValueError`` if the port is taken. Made before the
     game, so that a port in use is refused before any agent plays."""
 
     class Handler(BaseHTTPRequestHandler):
+        server: _Server
         timeout = 10  # seconds: a request that stops halfway (a body shorter than it said) is dropped
 
         def log_message(self, *args):  # the terminal shows the game's address, not every request
@@ -149,14 +156,14 @@ def make_server(port: int) -> ThreadingHTTPServer:
         def _own_hosts(self) -> list[str]:
             """The names a browser gives this server as its host: 127.0.0.1 or localhost and this port
             (without it on port 80, which browsers leave out)."""
-            port = self.server.server_address[1]
+            port = self.server.port
             return [f"127.0.0.1:{port}", f"localhost:{port}"] + (["127.0.0.1", "localhost"] if port == 80 else [])
 
         def _host_ok(self) -> bool:
             """Whether the request names this server as the browser reached it (:meth:`_own_hosts`).
             Refused otherwise (403), so that a page of another site whose name is made to point
             here (DNS rebinding) can neither read the game nor move."""
-            port = self.server.server_address[1]
+            port = self.server.port
             if self.headers.get("Host", "").strip().lower() in self._own_hosts():
                 return True
             self._json(403, {"error": f"this game answers only at http://127.0.0.1:{port}/ "
@@ -217,7 +224,7 @@ def make_server(port: int) -> ThreadingHTTPServer:
             if origin is None or origin.strip().lower() in [f"http://{host}" for host in self._own_hosts()]:
                 return True
             self._json(403, {"error": f"moves come only from the game's own page at "
-                                      f"http://127.0.0.1:{self.server.server_address[1]}/; "
+                                      f"http://127.0.0.1:{self.server.port}/; "
                                       f"this one came from {origin!r}"})
             return False
 
@@ -254,14 +261,14 @@ def _stop(signum, frame):
     raise KeyboardInterrupt
 
 
-def serve(server: ThreadingHTTPServer, web: WebGame, out=None) -> int:
+def serve(server: _Server, web: WebGame, out=None) -> int:
     """Serve ``web`` with ``server`` (:func:`make_server`) until Ctrl-C or a SIGTERM (a ``kill``, a
     closing terminal session, a container stopping), both of which save the record; 0."""
     server.web = web
     on_main_thread = threading.current_thread() is threading.main_thread()  # signals are set there only
     previous = signal.signal(signal.SIGTERM, _stop) if on_main_thread else None  # before anyone knows the address
     try:
-        print(f"the game is at http://127.0.0.1:{server.server_address[1]}/ : open it in a browser "
+        print(f"the game is at http://127.0.0.1:{server.port}/ : open it in a browser "
               f"(Ctrl-C stops the server)", file=out, flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
