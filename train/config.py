@@ -345,13 +345,15 @@ class Config(_Section):
                 f"rules.num_players must be 2 when opponents.kind is jen (the solitaire game), "
                 f"got {self.rules.num_players}"
             )
-        if kind == "scripted" and len(self.opponents.agents) != self.rules.num_players - 1:
+        opponents, players = self.opponents, self.rules.num_players  # one table size, but for self-play
+        if isinstance(opponents, ScriptedOpponents) and isinstance(players, int) \
+                and len(opponents.agents) != players - 1:
             raise ValueError(
-                f"opponents.agents must name one agent per other seat: {self.rules.num_players - 1} "
-                f"for rules.num_players={self.rules.num_players}, got {len(self.opponents.agents)}"
+                f"opponents.agents must name one agent per other seat: {players - 1} "
+                f"for rules.num_players={players}, got {len(opponents.agents)}"
             )
-        curriculum = getattr(self.opponents, "curriculum", None)
-        if curriculum is not None and curriculum.max_level < self.opponents.jen_level:
+        if isinstance(opponents, JenOpponents) and opponents.curriculum is not None \
+                and opponents.curriculum.max_level < opponents.jen_level:
             raise ValueError("opponents.curriculum.max_level must be at least opponents.jen_level")
         if self.algorithm.batch_size > self.algorithm.n_steps * self.train.n_envs:
             raise ValueError(

@@ -471,7 +471,7 @@ class Resumable:
     run leaves, ``save_errors`` the exceptions by which saving it fails."""
 
     def __init__(self, folder: Path, resume: bool, overwrite: bool, *, what: str, of: str, place: str,
-                 option: str, same: str, product: str, finished: Path, save_errors: tuple[type, ...]):
+                 option: str, same: str, product: str, finished: Path, save_errors: tuple[type[Exception], ...]):
         self.folder, self.resume = Path(folder), resume
         self.what, self.option, self.same, self.product, self.finished = what, option, same, product, finished
         self.save_errors = save_errors

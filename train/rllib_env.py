@@ -52,7 +52,7 @@ class TableEnv(TenMultiAgentEnv):
         self.fixed = [None] + [CheckedAgent(make_agent(name, seed=seed + i)) for i, name in zip(others, scripted)] \
             if scripted else None
         self.pool, self.share = [CheckedAgent(make_agent(name, seed=seed)) for name in pool], share
-        self.table = [None] * self.rules.num_agents
+        self.table: list[CheckedAgent | None] = [None] * self.rules.num_agents  # None: a seat RLlib plays
         self.failure: str | None = None  # the first AgentFailed of this game
 
     def reset(self, *, seed=None, options=None):
@@ -63,8 +63,8 @@ class TableEnv(TenMultiAgentEnv):
         if self.fixed:
             self.table = self.fixed
         elif self.pool:
-            self.table = [None] + [self.pool[int(draw.integers(len(self.pool)))] if draw.random() < self.share
-                                   else None for _ in range(self.rules.num_agents - 1)]
+            self.table = [None, *(self.pool[int(draw.integers(len(self.pool)))] if draw.random() < self.share
+                                  else None for _ in range(self.rules.num_agents - 1))]
         for agent in {id(agent): agent for agent in self.table if agent is not None}.values():
             seed_of_agent = int(draw.integers(2**31))
             if self.failure is None:
@@ -93,8 +93,10 @@ class TableEnv(TenMultiAgentEnv):
 
     def _final_step(self, illegal=None):
         observations, rewards, terminateds, truncateds, infos = super()._final_step(illegal)
+        game = self.game
+        assert game is not None  # a game has just ended
         for info in infos.values():
-            info["jen_level"] = self.game.rules.jen_level  # the level this game was dealt at
+            info["jen_level"] = game.rules.jen_level  # the level this game was dealt at
             if self.failure is not None:
                 info["agent_failed"] = self.failure
         return observations, rewards, terminateds, truncateds, infos
@@ -156,7 +158,7 @@ class TenCallbacks(RLlibCallback):
         if isinstance(table, TableEnv):
             episode.custom_data[SEATING] = table.seating_seed()
 
-    def on_episode_end(self, *, episode, metrics_logger, **kwargs):
+    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs):
         learner = episode.agent_episodes.get(PLAYER)
         if learner is None:
             return

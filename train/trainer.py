@@ -108,11 +108,13 @@ def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None)
     def make():
         from stable_baselines3.common.monitor import Monitor
 
+        env: gymnasium.Env  # a SingleAgentEnv, wrapped for the derived features
         if opponents.kind == "jen":
             rules = Rules(**config.rules.game(2, jen_level=jen_level))
             env = ten_env.SingleAgentEnv(rules, opponents=(), seat=0, reward=reward)
         else:
             rules = Rules(**config.rules.game(counts[rank % len(counts)]))
+            others: list  # the other seats' players, in seat order after the learner
             if opponents.kind == "scripted":
                 others = [CheckedAgent(make_agent(name, seed=seed * 10 + i)) for i, name in enumerate(opponents.agents)]
             else:
@@ -182,8 +184,8 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
             self.results = deque(state.get(WINDOW) or (), maxlen=window)
             if curriculum:  # saved with each checkpoint, so a resumed run's curriculum counts the games before
                 state[WINDOW] = self.results
-            self.margins = deque(maxlen=window)
-            self.lengths = deque(maxlen=window)
+            self.margins: deque[float] = deque(maxlen=window)
+            self.lengths: deque[int] = deque(maxlen=window)
             # The steps whose rollouts PPO has trained on: what a checkpoint holds (SB3 counts the
             # steps of a rollout as they are played, before it learns from them).
             self.trained = state["timesteps"]
@@ -245,6 +247,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
             with _writing(out_dir, "a snapshot for the pool"):
                 pool.mkdir(exist_ok=True)
                 write_atomically(pool / f"step_{self.num_timesteps:010d}.zip", self.model.save)
+            assert isinstance(opponents, SelfPlayOpponents)  # only self-play keeps a pool
             for old in sorted(pool.glob("step_*.zip"))[: -opponents.pool_size]:
                 old.unlink()
 
