@@ -13,7 +13,9 @@ take a model ``.zip``.
 checkpoint is loaded only with ``trust=True`` (``--trust-model``); without it,
 one ``ValueError`` says so. Before anything is unpickled, the plain
 ``model.json`` card ``ten train`` writes beside it is read, and a checkpoint
-made for another observation size or number of actions is refused.
+made for another observation size is refused; one made for another number of
+actions (another ``max_bid``) loads, and is refused when it meets a game of
+other rules (``ten eval`` checks before the games, :meth:`act` at the move).
 
 Actions are masked and deterministic (the most likely legal action), as
 :class:`agents.PolicyAgent` plays. Ray and torch are imported only when a

@@ -9,7 +9,8 @@ How she plays:
 - she draws until the net total of the tableau reaches her level, then takes the
   number cards; she never takes the currency and never buys;
 - bidding first in an auction (nobody has acted before her), she offers the
-  wealth of her rival (coins, bust tokens at 3, duplicate cards) or the minimum
+  wealth of her rival (coins, bust tokens at 3, and the cards that are money in an
+  auction: duplicates in the solitaire game, any card at a normal table) or the minimum
   bid if that is higher, as far as she can pay; below the minimum she passes;
 - bidding after others, she offers one more than the high bid, or the minimum
   bid when everybody passed, as far as she can pay;
