@@ -161,6 +161,21 @@ def test_policy_agent_plays_and_checks_observation_size(tmp_path):
     agent = PolicyAgent(tmp_path / "tiny.zip")
     results = play_games([agent], Rules(jen_level=4), n=2)
     assert results.games == 2
+    # its move is SB3's own deterministic, masked prediction from the same file
+    env, moves = ten_env.env(jen_level=4), 0
+    env.reset(seed=3)
+    for name in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        move = agent.act(observation, info)
+        expected, _ = model.predict(observation["observation"], action_masks=observation["action_mask"].astype(bool),
+                                    deterministic=True)
+        assert move == int(expected)
+        moves += 1
+        env.step(move)
+    assert moves > 5
 
     save_model_for_other_observations(tmp_path / "other.zip")
     with pytest.raises(ValueError, match=r"shape \(10,\).*another"):

@@ -306,21 +306,23 @@ def test_observation_pieces_tile_the_vector():
         assert f"{O.OFFSET[name]} " in O.__doc__ or name == "seats"  # the docstring table is generated
 
 
-@pytest.mark.parametrize("kwargs", CONFIGS[:5] + CONFIGS[6:7])
+@pytest.mark.parametrize("kwargs", CONFIGS)
 def test_observation_matches_snapshot_on_random_states(kwargs):
+    """Every state of a manual payment is checked (its pieces are 0 in every other phase)."""
     rules = Rules(**kwargs)
     rng = random.Random(1)
-    checked = 0
+    checked = paying = 0
     for seed in range(6):
         game = Game(rules, seed=seed)
         while not game.is_over:
-            if rng.random() < 0.2:
+            if game.phase == "pay" or rng.random() < 0.2:
+                paying += game.phase == "pay"
                 for seat in range(game.num_players):
                     _check_observation(game, seat)
                     checked += 1
             game.act(rng.choice(game.legal_actions()))
         _check_observation(game, 0)
-    assert checked > 50
+    assert checked > 50 and (paying > 10) == (rules.payment == "manual")
 
 
 def test_mask_is_zero_for_agents_not_to_act():
@@ -490,13 +492,20 @@ def test_the_starting_player_is_drawn_from_the_reset_seed(num_players):
 
 
 def test_unseeded_resets_follow_the_first_seed():
-    a, b = ten_env.raw_env(num_players=4), ten_env.raw_env(num_players=4)
+    """The same games after the same seed, each new, and others after another seed."""
+    a, b, c = (ten_env.raw_env(num_players=4) for _ in range(3))
     a.reset(seed=9)
     b.reset(seed=9)
+    c.reset(seed=10)
+    decks, others = [tuple(a.game.deck)], []
     for _ in range(6):
         a.reset()
         b.reset()
+        c.reset()
         assert a.game == b.game
+        decks.append(tuple(a.game.deck))
+        others.append(tuple(c.game.deck))
+    assert len(set(decks)) == 7 and not set(decks) & set(others)
 
 
 def test_a_fixed_start_and_the_same_deck():

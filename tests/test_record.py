@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 
 from agents import HeuristicAgent, JenAgent, OracleAgent, PolicyAgent, RandomAgent
@@ -49,7 +50,9 @@ def test_a_record_follows_every_action_of_the_game(rules):
     assert all(s["events"][0]["kind"] == "draw" for s in draws)
     # a bust token event always says how many the seat holds; the variant's offer is an event of its own
     kinds = [e for s in record["steps"] for e in s["events"]]
-    assert all(isinstance(e["bust_tokens"], int) for e in kinds if e["kind"] == "bust_token")
+    tokens = [(e["bust_tokens"], s["state"]["players"][e["seat"]]["bust_tokens"])
+              for s in record["steps"] for e in s["events"] if e["kind"] == "bust_token"]
+    assert tokens and all(told == held for told, held in tokens)
     offers = [e for e in kinds if e["kind"] == "bust_buy_offer"]
     assert len(offers) == sum(s["state"]["phase"] == "bust" and s["action"] == "draw" for s in record["steps"])
     assert bool(offers) == rules.bust_buy
@@ -139,16 +142,25 @@ def test_seeded_records_are_the_games_an_evaluation_plays():
 
 def test_a_trained_policy_s_decisions_carry_its_probabilities_and_value():
     agent = PolicyAgent.pretrained("ppo-jen")
+    seen = []  # what the network said at each of its decisions, in order
+    evaluate = agent.evaluate
+
+    def spy(observations, masks):
+        probs, values = evaluate(observations, masks)
+        seen.append((float(values[0]), {a: float(probs[0][a]) for a in np.flatnonzero(masks[0])}))
+        return probs, values
+
+    agent.evaluate = spy
     rec = Recorder(Rules(jen_level=7), [agent.name], seed=2)
     play_recorded(rec, {0: agent})
     decisions = [s for s in rec.steps if s["seat"] == 0 and not s["forced"]]
-    assert decisions and all("policy" in s for s in decisions)
+    assert decisions and all("policy" in s for s in decisions) and len(seen) == len(decisions)
     assert not any("policy" in s for s in rec.steps if s["forced"])
-    for step in decisions:
-        probs = dict(step["policy"]["probs"])
-        assert abs(sum(probs.values()) - 1) < 1e-3
-        assert -1.5 < step["policy"]["value"] < 1.5
-        assert step["action"] == max(probs, key=probs.get)  # the agent plays its most likely action
+    for step, (value, probs) in zip(decisions, seen):
+        assert step["policy"]["value"] == round(value, 4)
+        assert step["policy"]["probs"] == [[rec.game.action_name(int(a)), round(p, 4)]
+                                           for a, p in sorted(probs.items(), key=lambda item: -item[1])]
+        assert step["action"] == step["policy"]["probs"][0][0]  # the agent plays its most likely action
 
 
 def test_page_is_self_contained_and_safe_from_names():
@@ -398,6 +410,9 @@ def test_a_record_of_a_deck_file_is_checked_for_shape_only(tmp_path):
     record["rules"]["deck_file"] = str(tmp_path / "nowhere.json")
     record["steps"][3]["state"]["players"][1]["coins"] += 3
     check_record(record)
+    record["steps"][3]["state"]["players"].pop()  # its shape is still checked
+    with pytest.raises(ValueError, match=r"^'the record': step 3 shows 1 player, the record names 2$"):
+        check_record(record)
 
 
 def test_a_record_without_its_deck_is_checked_for_shape_only():

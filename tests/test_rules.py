@@ -507,7 +507,8 @@ def test_final_buy_order():
 @pytest.mark.parametrize("num_players", [4, 5])
 def test_final_buy_order_and_payment_at_larger_tables(num_players):
     """At 4 and 5 seats too: the last card's taker finishes the turn, then every seat has a final buy,
-    from the taker's left round to the taker."""
+    from the taker's left round to the taker; each buy costs its price, no more (nobody holds a bust
+    token, the one payment that can exceed a price)."""
     deck = []
     for colour, low in list(zip("BGOPB", (1, 1, 1, 1, 3)))[:num_players]:
         deck += [f"{colour}{low}", f"{colour}{low + 1}", "$1"]  # each seat: two cards to the market, 1 coin
@@ -515,15 +516,24 @@ def test_final_buy_order_and_payment_at_larger_tables(num_players):
     for _ in range(num_players):
         play(game, "draw", "draw", "stop_currency")
     play(game, "stop_numbers", "pass")  # seat 0 takes G7; seat 1 reveals O8, the last card, and takes it
-    order, bought = [], []
+    order, bought, paid = [], [], []
+
+    def wealth(seat):  # coins, tokens at 3 and cards at 1: what any payment draws on
+        p = player(game, seat)
+        return p["coins"] + 3 * p["bust_tokens"] + len(p["cards"])
+
     while not game.is_over:
         seat = game.current_player
         order.append((game.snapshot()["phase"], seat))
         buy = next((name for name in legal(game) if name.startswith("buy_")), "pass")
+        before = wealth(seat)
         game.act(buy)
         bought.append(buy == "pass" or buy[4:] in player(game, seat)["cards"])
+        if buy != "pass":  # the card bought counts 1 in wealth: paid = the fall in wealth + 1
+            paid.append((int(buy[5:]), before - wealth(seat) + 1))
     later = [*range(2, num_players), 0, 1]
     assert order == [("buy", 1)] + [("final_buy", seat) for seat in later] and all(bought)
+    assert len(paid) == len(order) and all(price == value for price, value in paid)
 
 
 def test_bust_on_last_card_then_final_buys():

@@ -335,8 +335,18 @@ def test_the_oracle_needs_the_real_game_and_plays_with_play_games():
     game = Game(Rules(jen_level=6), seed=1)
     with pytest.raises(ValueError, match=r"OracleAgent needs info\['game'\]"):
         OracleAgent(budget=4).act(*agent_view(game, 0))
-    results = play_games([OracleAgent(budget=4, seed=0)], Rules(jen_level=6), n=2, seed=0)
-    assert results.games == 2
+    handed = []
+
+    class Watched(OracleAgent):  # records whether each root is the game in play, deck order and all
+        def _root_game(self, info):
+            root = super()._root_game(info)
+            handed.append((root.snapshot() == dict(info["snapshot"]) and root.deck == info["game"].deck,
+                           len(root.deck)))
+            return root
+
+    results = play_games([Watched(budget=4, seed=0)], Rules(jen_level=6), n=2, seed=0)
+    assert results.games == 2 and len(handed) > 10 and all(same for same, _ in handed)
+    assert sum(cards > 0 for _, cards in handed) > 10  # most of them before the deck ran out
 
 
 def test_agents_by_name():

@@ -892,7 +892,8 @@ def test_only_the_newest_checkpoints_are_kept(tmp_path):
 
     out = tmp_path / "run"
     _run("quick", out, ["train.total_steps=640"])  # a checkpoint every 128 steps
-    assert len(list((out / "checkpoints").glob("step_*.zip"))) == KEEP_CHECKPOINTS
+    kept = sorted(path.name for path in (out / "checkpoints").glob("step_*.zip"))
+    assert KEEP_CHECKPOINTS == 3 and kept == ["step_0000000384.zip", "step_0000000512.zip", "step_0000000640.zip"]
 
 
 def test_config_checks_the_deck_file_and_reads_levels_as_numbers(tmp_path):
