@@ -122,7 +122,8 @@ to score).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, SupportsIndex
 
 import gymnasium
 import operator
@@ -146,7 +147,7 @@ RESET_OPTIONS = ("deck",)
 IGNORED_RESET_OPTIONS = ("options",)
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """The TEN AEC environment with PettingZoo's standard classic-game wrappers."""
     wrapped = raw_env(**kwargs)
     wrapped = TerminateIllegalWrapper(wrapped, illegal_reward=-1)
@@ -390,7 +391,8 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(seats)]
         self.agents = self.possible_agents[:]
         self.game: Game | None = None
-        self.observation_spaces, self.action_spaces = {}, {}
+        self.observation_spaces: dict[str, spaces.Dict] = {}
+        self.action_spaces: dict[str, spaces.Discrete] = {}
         for a in self.possible_agents:  # each seat its own space objects, each seeded on its own
             observation, action, mask = spaces_for(self.rules)
             self.observation_spaces[a] = spaces.Dict({"observation": observation, "action_mask": mask})
@@ -399,10 +401,10 @@ class raw_env(AECEnv):
 
     # --------------------------------------------------------------- spaces and names
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
     def action_name(self, action: int) -> str:
@@ -416,7 +418,7 @@ class raw_env(AECEnv):
 
     # --------------------------------------------------------------- AEC API
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         deck = check_reset_options(options)
         rng = self._seed_rng if check_seed(seed) is None else np.random.default_rng(seed)
         state = rng.bit_generator.state
@@ -450,25 +452,26 @@ class raw_env(AECEnv):
                 raise ValueError(f"observe() before reset(): {_NOT_RESET}") from None
             raise
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple[dict | None, float, bool, bool, dict]:
         agent = self._selected("last")
         observation = self.observe(agent) if observe else None
         return (observation, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
 
-    def agent_iter(self, max_iter: int = 2**63):
+    def agent_iter(self, max_iter: int = 2**63) -> Iterable[str]:
         if self.game is None:
             raise ValueError(f"agent_iter() before reset(): {_NOT_RESET}")
         return super().agent_iter(max_iter)
 
-    def step(self, action):
+    def step(self, action: SupportsIndex | None) -> None:
         agent = self._selected("step")
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
         assert self.game is not None  # _selected() refuses a step before reset()
-        self.game.act(action)  # an illegal action raises ValueError and changes nothing
+        # an illegal action (None too, for a seat still playing) raises ValueError and changes nothing
+        self.game.act(action)  # type: ignore[arg-type]
         self._clear_rewards()
         self._after_move()
         self._accumulate_rewards()
@@ -505,8 +508,8 @@ class raw_env(AECEnv):
             self.agent_selection = self.possible_agents[to_act]
             self.infos[self.agent_selection]["legal_actions"] = game.legal_action_names()
 
-    def render(self):
+    def render(self) -> str | None:
         return render(self.render_mode, self.game)
 
-    def close(self):
+    def close(self) -> None:
         pass

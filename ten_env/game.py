@@ -28,7 +28,9 @@ from __future__ import annotations
 import dataclasses
 import operator
 import random
+from collections.abc import Mapping
 from functools import lru_cache
+from typing import Any, SupportsIndex
 
 from . import cards as C
 from . import jen, payment
@@ -328,7 +330,7 @@ class Game:
         }
 
     @classmethod
-    def from_snapshot(cls, snapshot, shuffle_unseen=None) -> "Game":
+    def from_snapshot(cls, snapshot: Mapping[str, Any], shuffle_unseen: int | random.Random | None = None) -> "Game":
         """A game in exactly the public state of ``snapshot``, its deck in a random order.
 
         ``snapshot`` is :meth:`snapshot` (or an environment's ``info["snapshot"]``);
@@ -434,7 +436,7 @@ class Game:
             raise KeyError(f"nothing to do for the player to act in the {game.phase} phase of a game not over")
         return game
 
-    def lazy_snapshot(self):
+    def lazy_snapshot(self) -> LazySnapshot:
         """The snapshot of this moment, built only if it is read (cheap when it is not).
 
         It keeps a copy of the game with the deck sorted: what it holds, read or not,
@@ -444,7 +446,7 @@ class Game:
         frozen.deck.sort()
         return LazySnapshot(frozen)
 
-    def clone(self, history: bool = True, shuffle_unseen=None) -> "Game":
+    def clone(self, history: bool = True, shuffle_unseen: int | random.Random | None = None) -> "Game":
         """An independent copy of this game, at this point.
 
         The plain copy carries the true deck order, so whoever plays it on sees
@@ -482,7 +484,7 @@ class Game:
 
     # ------------------------------------------------------------------ acting
 
-    def act(self, action: int | str, next_card: str | int | None = None) -> None:
+    def act(self, action: SupportsIndex | str, next_card: str | int | None = None) -> None:
         """Take ``action`` (an id or a name) for the current player.
 
         ``next_card`` (a card name or id among :meth:`unseen`) puts a copy of that

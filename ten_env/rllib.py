@@ -124,7 +124,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
 
     # ------------------------------------------------------------------ RLlib API
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         deck = check_reset_options(options)
         if deck is not None:
             stacked_deck(deck)  # a bad deck raises here, before anything changes
@@ -147,7 +147,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         self._show()
         return {agent: self._observe(seat)}, {agent: {}}
 
-    def step(self, action_dict: dict):
+    def step(self, action_dict: dict) -> tuple[dict, dict, dict, dict, dict]:  # type: ignore[override]  # gymnasium.Env's single-agent step, which MultiAgentEnv's dicts replace
         stepped = self._step(action_dict)
         self._show()
         return stepped

@@ -51,7 +51,7 @@ the env then has ``render_mode = None`` and ``render()`` returns ``None``.
 from __future__ import annotations
 
 import copy
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence, SupportsIndex
 
 import gymnasium
 import numpy as np
@@ -130,7 +130,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         deck = check_reset_options(options)
         if deck is not None:
             stacked_deck(deck)  # a bad deck raises here, before anything changes
@@ -165,7 +165,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self._observation(), self._info()
 
-    def step(self, action):
+    def step(self, action: SupportsIndex) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self.game is None or self._ended:
             raise ValueError("step() needs a game in progress: call reset() first")
         if isinstance(action, str) and action in self.game._ids:
@@ -213,7 +213,7 @@ class SingleAgentEnv(gymnasium.Env):
             return np.ones(self.num_actions, dtype=np.int8)
         return O.action_mask(self.game, self.seat)
 
-    def render(self):
+    def render(self):  # a str for render_mode "ansi", else None (gymnasium types it as frames)
         return render(self.render_mode, self.game, me=self.seat)
 
     def set_jen_level(self, level: int) -> None:
