@@ -748,23 +748,35 @@ def test_output_folder_with_a_run_is_refused(tmp_path):
     assert yaml.safe_load((out / "config.yaml").read_text())["train"]["seed"] == 3
 
 
-def test_resume_may_change_the_evaluations_and_how_the_envs_run_but_not_what_is_trained(tmp_path):
+def test_resume_may_change_the_evaluations(tmp_path):
     """A finished run resumed with more final games plays its final evaluation again with them; a
     changed hyperparameter is still refused, in a line that says what may change."""
     out = tmp_path / "run"
     _run("quick", out, ["train.total_steps=128"])
     config = load_config(CONFIGS / "quick.yaml", [
-        f"output.dir={out}", *TINY, "train.total_steps=128", "train.vec_env=subproc",
+        f"output.dir={out}", *TINY, "train.total_steps=128",
         "evaluation.every=64", "evaluation.final_games=3", "evaluation.final_levels=5"])
     train(config, resume=True, progress=False, final_eval=True)
     report = json.loads((out / "eval" / "report.json").read_text())
     assert [(m["level"], m["games"]) for m in report["matchups"]] == [(5, 3)]
     saved = yaml.safe_load((out / "config.yaml").read_text())
-    assert saved["evaluation"]["final_games"] == 3 and saved["train"]["vec_env"] == "subproc"
+    assert saved["evaluation"]["final_games"] == 3
     assert read_data(out / "model.zip")["num_timesteps"] == 128  # nothing more was trained
-    with pytest.raises(ValueError, match=r"differs in: train.n_envs\); only train.total_steps, train.vec_env, "
-                                         r"output.dir, evaluation may change$"):
-        _run("quick", out, ["train.total_steps=128", "train.n_envs=3"], resume=True)
+    with pytest.raises(ValueError, match=r"differs in: train.vec_env\); only train.total_steps, output.dir, "
+                                         r"evaluation may change$"):
+        _run("quick", out, ["train.total_steps=128", "train.vec_env=subproc"], resume=True)
+
+
+def test_an_evaluation_against_a_network_leaves_the_training_as_it_was(tmp_path):
+    """Loading ppo-2p for each evaluation drew on torch's global stream, from which PPO samples its
+    rollouts' actions: the weights trained depended on the evaluation schedule."""
+    weights = []
+    for every in (0, 128):
+        _, model = _run("quick", tmp_path / f"every{every}", [
+            "opponents={kind: scripted, agents: [heuristic]}", "evaluation.final_levels=", "train.total_steps=512",
+            f"evaluation.every={every}", "evaluation.opponents=[ppo-2p]", "evaluation.games=1"])
+        weights.append([p.detach().numpy().copy() for p in load_policy(model).parameters()])
+    assert all((x == y).all() for x, y in zip(*weights))
 
 
 def test_ten_train_errors_are_one_line(tmp_path):

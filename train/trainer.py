@@ -261,7 +261,31 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
 def periodic_evaluation(config: Config, agent, jen_level: int | None, steps: int, record) -> None:
     """The evaluation every ``evaluation.every`` steps, for both backends: ``agent`` against JEN
     at ``jen_level`` (opponents kind jen) or against each ``evaluation.opponents`` agent at each
-    table size; ``record(tag, value)`` logs each win rate and margin, and a line is printed."""
+    table size; ``record(tag, value)`` logs each win rate and margin, and a line is printed. It
+    leaves the process's random streams as it found them (:func:`_streams_kept`)."""
+    with _streams_kept():
+        _evaluate_now(config, agent, jen_level, steps, record)
+
+
+@contextmanager
+def _streams_kept():
+    """Python's, NumPy's and torch's global random streams, put back as they were: loading a
+    network for an opponent (``evaluation.opponents: [ppo-2p]``) draws its first weights from
+    torch's, which PPO's rollouts sample actions from, so an evaluation changed the training."""
+    import random
+
+    import torch
+
+    python, numpy = random.getstate(), np.random.get_state()
+    with torch.random.fork_rng(devices=[]):
+        try:
+            yield
+        finally:
+            random.setstate(python)
+            np.random.set_state(numpy)
+
+
+def _evaluate_now(config: Config, agent, jen_level: int | None, steps: int, record) -> None:
     seed = 1_000_000  # fixed evaluation seeds, apart from the training games
     if config.opponents.kind == "jen":
         rules = Rules(**config.rules.game(2, jen_level=jen_level))
@@ -431,15 +455,17 @@ def make_run_folder(out_dir: Path) -> None:
 
 
 # What may change between a run and its resumption: none of it changes what is trained. The
-# evaluations play the model with seeds of their own, and the vectorised envs deal the same games
-# in one process or in several.
-RESUMABLE_CHANGES = ("train.total_steps", "train.vec_env", "output.dir", "evaluation")
+# evaluations play with seeds of their own and leave the training's random streams as they were
+# (periodic_evaluation); where the final evaluation runs, training is over. (Not train.vec_env: a
+# self-play pool's networks, loaded in the training process with DummyVecEnv, draw on its torch
+# stream, and in the workers with SubprocVecEnv do not.)
+RESUMABLE_CHANGES = ("train.total_steps", "output.dir", "evaluation")
 
 
 def _config_differences(old: dict, new: dict) -> list[str]:
     """The keys (``section.key``) that differ, ignoring what may change between a run and its
-    resumption (:data:`RESUMABLE_CHANGES`: the step budget, how the envs run, where the folder
-    lives, the evaluations). A key added to the configs since the run was saved reads as its
+    resumption (:data:`RESUMABLE_CHANGES`: the step budget, where the folder lives, the
+    evaluations). A key added to the configs since the run was saved reads as its
     default there."""
     from .config import validate
 
