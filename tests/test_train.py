@@ -748,23 +748,36 @@ def test_output_folder_with_a_run_is_refused(tmp_path):
     assert yaml.safe_load((out / "config.yaml").read_text())["train"]["seed"] == 3
 
 
-def test_resume_may_change_the_evaluations(tmp_path):
+def test_resume_may_change_the_evaluations_and_how_the_envs_run(tmp_path):
     """A finished run resumed with more final games plays its final evaluation again with them; a
     changed hyperparameter is still refused, in a line that says what may change."""
     out = tmp_path / "run"
     _run("quick", out, ["train.total_steps=128"])
     config = load_config(CONFIGS / "quick.yaml", [
-        f"output.dir={out}", *TINY, "train.total_steps=128",
+        f"output.dir={out}", *TINY, "train.total_steps=128", "train.vec_env=subproc",
         "evaluation.every=64", "evaluation.final_games=3", "evaluation.final_levels=5"])
     train(config, resume=True, progress=False, final_eval=True)
     report = json.loads((out / "eval" / "report.json").read_text())
     assert [(m["level"], m["games"]) for m in report["matchups"]] == [(5, 3)]
     saved = yaml.safe_load((out / "config.yaml").read_text())
-    assert saved["evaluation"]["final_games"] == 3
+    assert saved["evaluation"]["final_games"] == 3 and saved["train"]["vec_env"] == "subproc"
     assert read_data(out / "model.zip")["num_timesteps"] == 128  # nothing more was trained
-    with pytest.raises(ValueError, match=r"differs in: train.vec_env\); only train.total_steps, output.dir, "
-                                         r"evaluation may change$"):
-        _run("quick", out, ["train.total_steps=128", "train.vec_env=subproc"], resume=True)
+    with pytest.raises(ValueError, match=r"differs in: train.n_envs\); only train.total_steps, train.vec_env, "
+                                         r"output.dir, evaluation may change$"):
+        _run("quick", out, ["train.total_steps=128", "train.n_envs=3"], resume=True)
+
+
+def test_a_self_play_run_trains_the_same_in_one_process_or_in_workers(tmp_path):
+    """With DummyVecEnv the pool's networks were loaded in the learner's process, drawing on the
+    torch stream PPO samples from: the weights differed from SubprocVecEnv's."""
+    weights = []
+    for vec_env in ("dummy", "subproc"):
+        _, model = _run("selfplay_2p", tmp_path / vec_env, [
+            "train.total_steps=512", "opponents.snapshot_every=128", "opponents.scripted_share=0.5",
+            f"train.vec_env={vec_env}"])
+        assert len(list((tmp_path / vec_env / "pool").glob("step_*.zip"))) == 512 // 128  # networks met in play
+        weights.append([p.detach().numpy().copy() for p in load_policy(model).parameters()])
+    assert all((x == y).all() for x, y in zip(*weights))
 
 
 def test_an_evaluation_against_a_network_leaves_the_training_as_it_was(tmp_path):

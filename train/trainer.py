@@ -85,9 +85,15 @@ class PoolOpponent(Agent):
             return
         path = str(pool[int(self.rng.integers(len(pool)))])
         if path not in self._models:
+            import torch
+
             from agents.safe_load import load_policy
 
-            self._models[path] = load_policy(path)  # the policy network only; nothing unpickled
+            # Building the network draws its first weights from torch's global stream: in the
+            # learner's process (DummyVecEnv) that is the one PPO samples its actions from, so
+            # the stream is left as it was, and the run trains as it does with SubprocVecEnv.
+            with torch.random.fork_rng(devices=[]):
+                self._models[path] = load_policy(path)  # the policy network only; nothing unpickled
         self.current = PolicyAgent.from_model(self._models[path], name=Path(path).stem)
 
     def act(self, observation: dict, info: dict) -> int:
@@ -456,16 +462,16 @@ def make_run_folder(out_dir: Path) -> None:
 
 # What may change between a run and its resumption: none of it changes what is trained. The
 # evaluations play with seeds of their own and leave the training's random streams as they were
-# (periodic_evaluation); where the final evaluation runs, training is over. (Not train.vec_env: a
-# self-play pool's networks, loaded in the training process with DummyVecEnv, draw on its torch
-# stream, and in the workers with SubprocVecEnv do not.)
-RESUMABLE_CHANGES = ("train.total_steps", "output.dir", "evaluation")
+# (periodic_evaluation); where the final evaluation runs, training is over. The vectorised envs
+# deal the same games in the learner's process as in workers, and leave its streams alone there
+# too (PoolOpponent).
+RESUMABLE_CHANGES = ("train.total_steps", "train.vec_env", "output.dir", "evaluation")
 
 
 def _config_differences(old: dict, new: dict) -> list[str]:
     """The keys (``section.key``) that differ, ignoring what may change between a run and its
-    resumption (:data:`RESUMABLE_CHANGES`: the step budget, where the folder lives, the
-    evaluations). A key added to the configs since the run was saved reads as its
+    resumption (:data:`RESUMABLE_CHANGES`: the step budget, how the envs run, where the folder
+    lives, the evaluations). A key added to the configs since the run was saved reads as its
     default there."""
     from .config import validate
 
