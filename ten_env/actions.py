@@ -23,6 +23,7 @@ Bids come last so that every other id is the same whatever ``max_bid`` is.
 from __future__ import annotations
 
 import operator
+from typing import Any, SupportsIndex, TypeGuard
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def max_bid_for(n_actions: int) -> int:
     return n_actions - BID_BASE - 1
 
 
-def is_index(value) -> bool:
+def is_index(value: Any) -> TypeGuard[SupportsIndex]:
     """Whether ``value`` is a whole number that can index (an int, a NumPy integer or a 0-d integer
     array), not a bool (Python's or NumPy's, each an integer to ``int``): an action id, a seat, a
     card id, a count."""
@@ -68,7 +69,7 @@ def is_index(value) -> bool:
     return True
 
 
-def as_action_id(action, n_actions: int) -> int | None:
+def as_action_id(action: object, n_actions: int) -> int | None:
     """``action`` as a plain int if it is an action id of an action space of ``n_actions``: an int,
     a NumPy integer or a 0-d integer array from 0 to ``n_actions - 1`` (what a policy or
     ``action_space.sample()`` gives); ``None`` for anything else (a bool, a float, a one-element

@@ -19,6 +19,8 @@ public action table (``buy_*``/``pay_*``), so they never change.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 COLOURS = "BGOP"
 
 NUM_NUMBER_CARDS = 36  # ids 0-35: colour * 9 + (number - 1)
@@ -100,16 +102,16 @@ NET_VALUE: tuple[int, ...] = tuple(
 )
 
 
-def sort_names(cards) -> list[str]:
+def sort_names(cards: Iterable[int]) -> list[str]:
     """Notation strings of card ids in canonical order (B1..P9, W1..W9, B#..P#, W#, $1..$5)."""
     return [NAMES[c] for c in sorted(cards)]
 
 
-def expand(counts) -> list[int]:
+def expand(counts: Iterable[int]) -> list[int]:
     """Card ids of a count vector, one entry per copy, in id order."""
     return [c for c, k in enumerate(counts) for _ in range(k)]
 
 
-def names_of(counts) -> list[str]:
+def names_of(counts: Iterable[int]) -> list[str]:
     """Notation strings of a count vector (ids in order), one per copy."""
     return [NAMES[c] for c, k in enumerate(counts) if k for _ in range(k)]

@@ -73,7 +73,7 @@ def _parse(path: str, text: str) -> DeckSpec:
     return parse_deck(data, source=path)
 
 
-def parse_deck(data, source: str = "deck") -> DeckSpec:
+def parse_deck(data: object, source: str = "deck") -> DeckSpec:
     """Check a deck document (the parsed JSON) and return its counts."""
     where = f"deck file {source!r}"
     if not isinstance(data, dict) or not isinstance(data.get("cards"), list):

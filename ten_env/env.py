@@ -174,7 +174,7 @@ class _Forwarded:
         self.name, self.guarded = name, guarded
         self.read = operator.attrgetter("env." + name)
 
-    def __get__(self, wrapper, owner=None):
+    def __get__(self, wrapper: wrappers.BaseWrapper | None, owner: type | None = None) -> Any:
         if wrapper is None:
             return self
         if self.guarded and not wrapper._has_reset:
@@ -200,11 +200,11 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     space", which ``python -O`` drops (-1 would then index the mask from its end), and lets
     ``True`` through as an int, on which the illegal-move check fails with numpy's error."""
 
-    def __init__(self, env):
+    def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._num_actions = env.action_space(env.possible_agents[0]).n  # every seat's is the same
 
-    def step(self, action):
+    def step(self, action: object) -> None:
         if not (type(action) is int and 0 <= action < self._num_actions):  # a plain id passes at once
             agent = self.agent_selection
             done = self.terminations.get(agent, True) or self.truncations.get(agent, True)
@@ -238,14 +238,14 @@ def check_kwargs(kwargs: dict, extra: tuple[str, ...] = ()) -> None:
         raise ValueError(f"unknown argument(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
 
 
-def check_reward(reward) -> str:
+def check_reward(reward: str) -> str:
     """``reward`` if it names a reward scheme (see Rewards), else the one-line error every env gives."""
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
     return reward
 
 
-def is_jen_level(level) -> bool:
+def is_jen_level(level: object) -> bool:
     """Whether ``level`` is one of JEN's (4-10). ``Rules`` also takes ``None``, a normal game, which
     an env that plays only the solitaire game must refuse."""
     return level is not None and is_index(level) and int(level) in JEN_LEVELS
@@ -276,7 +276,7 @@ def spaces_for(rules: Rules) -> tuple[spaces.Box, spaces.Discrete, spaces.Box]:
             spaces.Box(low=0, high=1, shape=(n_actions,), dtype=np.int8))
 
 
-def check_seed(seed):
+def check_seed(seed: object) -> int | None:
     """``seed`` as given to ``reset`` or an agent: ``None`` or a non-negative int (a NumPy integer
     becomes the plain int, which Python's ``random.Random`` needs); one-line errors."""
     if seed is None:
@@ -286,7 +286,7 @@ def check_seed(seed):
     raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
 
 
-def check_render_mode(render_mode) -> str | None:
+def check_render_mode(render_mode: str | None) -> str | None:
     """The render mode an env uses for the ``render_mode`` it was given.
 
     ``None``, ``"ansi"`` and ``"human"`` are themselves. Any other string is
@@ -305,7 +305,7 @@ def check_render_mode(render_mode) -> str | None:
     return None
 
 
-def check_start(start, rules: Rules):
+def check_start(start: int | str | np.integer, rules: Rules) -> int | str:
     """``start`` as given to an env: ``"random"`` or a seat (an ``int``); one-line errors."""
     if isinstance(start, str) and start == "random":
         return start
@@ -320,7 +320,7 @@ def check_start(start, rules: Rules):
     return start
 
 
-def draw_start(rng: np.random.Generator, start, rules: Rules) -> int:
+def draw_start(rng: np.random.Generator, start: int | str, rules: Rules) -> int:
     """The first seat of a new game: ``start``, or drawn from ``rng`` for ``"random"``.
 
     A seat is drawn in every case, so the same generator deals the same decks
@@ -328,11 +328,11 @@ def draw_start(rng: np.random.Generator, start, rules: Rules) -> int:
     """
     drawn = int(rng.integers(rules.num_players))
     if start != "random":
-        return start
+        return start  # type: ignore[return-value]  # check_start leaves a seat (an int) or "random"
     return 0 if rules.solitaire else drawn
 
 
-def check_reset_options(options) -> list | None:
+def check_reset_options(options: Mapping[str, Any] | None) -> list | None:
     """The stacked deck in ``reset``'s ``options`` (or ``None``); unknown keys are refused."""
     if options is None:
         return None
@@ -379,7 +379,8 @@ class raw_env(AECEnv):
         "render_fps": 1,
     }
 
-    def __init__(self, render_mode: str | None = None, reward: str = "win", start="random", **rules):
+    def __init__(self, render_mode: str | None = None, reward: str = "win", start: int | str | np.integer = "random",
+                 **rules: Any) -> None:
         super().__init__()
         check_kwargs(rules, extra=("reward", "start", "render_mode"))
         check_reward(reward)
@@ -446,7 +447,8 @@ class raw_env(AECEnv):
         seat = self.possible_agents.index(agent)
         game = self.game
         try:
-            return {"observation": O.encode(game, seat), "action_mask": O.action_mask(game, seat)}
+            return {"observation": O.encode(game, seat),  # type: ignore[arg-type]  # None before reset(): see below
+                    "action_mask": O.action_mask(game, seat)}  # type: ignore[arg-type]  # as above
         except Exception:  # a try costs nothing per step; the check only runs on failure
             if game is None:
                 raise ValueError(f"observe() before reset(): {_NOT_RESET}") from None
@@ -489,7 +491,7 @@ class raw_env(AECEnv):
                              "another game")
         return agent
 
-    def _after_move(self):
+    def _after_move(self) -> None:
         game = self.game
         assert game is not None  # called by reset() and step() only
         snapshot = game.lazy_snapshot()

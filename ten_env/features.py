@@ -21,6 +21,7 @@ model, and ``ten train`` trains one with ``train.derived_features: true`` (throu
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -29,6 +30,9 @@ from . import cards as C
 from . import observation as O
 from .game import BUST_LIMIT
 from .scoring import gains, hand_key, score_counts
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 GAIN_SCALE = 10  # a card adds at most 10 to a score (it completes a 1-9 run)
 
@@ -111,7 +115,7 @@ def _draw_tables(net: int, currency: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return tables
 
 
-def _vectors(observations, name: str) -> np.ndarray:
+def _vectors(observations: ArrayLike | dict[str, Any], name: str) -> np.ndarray:
     """``observations`` as float32: vectors, or the AEC env's observation dict (its vector is taken)."""
     if isinstance(observations, dict):
         if "observation" not in observations:
@@ -128,7 +132,7 @@ def _vectors(observations, name: str) -> np.ndarray:
     return obs
 
 
-def derive(observations) -> np.ndarray:
+def derive(observations: ArrayLike | dict[str, Any]) -> np.ndarray:
     """The derived features of a batch of observations, shape (n, ``SIZE``) (or (``SIZE``,) for one).
     The AEC env's observation dict may be given as it is: its ``"observation"`` is used."""
     obs = _vectors(observations, "derive")
@@ -170,7 +174,7 @@ def derive(observations) -> np.ndarray:
     return out[0] if single else out
 
 
-def extend(observations) -> np.ndarray:
+def extend(observations: ArrayLike | dict[str, Any]) -> np.ndarray:
     """The observations with their derived features appended: ``EXTENDED_SIZE`` floats each (of the
     AEC env's observation dict, its ``"observation"``)."""
     obs = _vectors(observations, "extend")
@@ -197,7 +201,7 @@ class DerivedFeatures(gymnasium.ObservationWrapper):
         low, high = space_bounds()
         self.observation_space = gymnasium.spaces.Box(low=low, high=high, dtype=np.float32)
 
-    def observation(self, observation):
+    def observation(self, observation: np.ndarray) -> np.ndarray:
         return extend(observation)
 
     def action_masks(self) -> np.ndarray:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, SupportsIndex
 
@@ -75,7 +75,7 @@ def bust_by(net_total: int, currency_total: int, card: int) -> str | None:
     return "numbers" if value and net_total + value > BUST_LIMIT else None
 
 
-def stacked_deck(deck) -> list[int]:
+def stacked_deck(deck: Iterable[str]) -> list[int]:
     """The cards of a stacked deck given as card strings, top first (``ValueError`` if it is not one)."""
     if isinstance(deck, str) or not hasattr(deck, "__iter__"):
         raise ValueError("deck must be a list of card strings, top first, e.g. ['B3', '$2']")
@@ -100,7 +100,8 @@ class Game:
             In the solitaire game the person (seat 0) always starts.
     """
 
-    def __init__(self, rules: Rules | None = None, seed: int | None = None, deck=None, start: int = 0):
+    def __init__(self, rules: Rules | None = None, seed: int | None = None, deck: Iterable[str] | None = None,
+                 start: int = 0) -> None:
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a ten_env.Rules, got {type(rules).__name__}")
@@ -356,7 +357,7 @@ class Game:
         return game
 
     @classmethod
-    def _from_snapshot(cls, snap, rng: random.Random) -> "Game":
+    def _from_snapshot(cls, snap: Mapping[str, Any], rng: random.Random) -> "Game":
         game = object.__new__(cls)
         game._setup(Rules(**snap["rules"]))
         game.out_of_game = _counts(C.parse(c) for c in snap.get("out_of_game", ()))
@@ -473,7 +474,7 @@ class Game:
             _rng(shuffle_unseen).shuffle(other.deck)
         return other
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Game):
             return NotImplemented
         mine = {k: v for k, v in self.__dict__.items() if k != "_legal"}
@@ -508,7 +509,7 @@ class Game:
         self._apply(action, False)
         self._advance()
 
-    def _checked(self, action, legal) -> int:
+    def _checked(self, action: object, legal: list[int]) -> int:
         """``action`` as a legal id, or the ``ValueError`` that explains why it is not one."""
         if self.phase == "over":
             raise ValueError(f"the game is over: no action is legal (got {action!r})")
@@ -530,7 +531,7 @@ class Game:
         legal = ", ".join(self._names[a] for a in self._legal_now())
         return ValueError(f"{what} for player {self.decider} in the {self.phase} phase; legal: {legal}")
 
-    def _put_on_top(self, next_card) -> None:
+    def _put_on_top(self, next_card: str | int) -> None:
         if isinstance(next_card, str):
             try:
                 card = C.parse(next_card)
@@ -548,7 +549,7 @@ class Game:
         i = top - deck[::-1].index(card)  # the copy nearest the top
         deck[i], deck[top] = deck[top], deck[i]
 
-    def _advance(self):
+    def _advance(self) -> None:
         """Take every decision that is not a real choice: forced moves and JEN's."""
         while self.phase != "over":
             if self.solitaire and self.decider == JEN_SEAT:
@@ -562,7 +563,7 @@ class Game:
                 return
             self._apply(legal[0], True)
 
-    def _apply(self, action: int, forced: bool):
+    def _apply(self, action: int, forced: bool) -> None:
         self.history.append((self.decider, action, forced))
         self._legal = None
         _MOVE[self.phase](self, action)
@@ -581,7 +582,7 @@ class Game:
             legal.append(STOP_CURRENCY)
         return legal
 
-    def _draw_move(self, action: int):
+    def _draw_move(self, action: int) -> None:
         if action == DRAW:
             self._draw()
         elif action == STOP_NUMBERS:
@@ -589,7 +590,7 @@ class Game:
         else:
             self._take_currency()
 
-    def _draw(self):
+    def _draw(self) -> None:
         card = self.deck.pop()
         if C.is_wild(card):
             self._start_auction(card)
@@ -605,7 +606,7 @@ class Game:
             return
         self._continue_turn()
 
-    def _continue_turn(self):
+    def _continue_turn(self) -> None:
         """After a card or an auction: the active player decides, unless nothing is left to decide."""
         if not self.deck and not self.tableau:
             # The last card was a wildcard drawn on an empty tableau: no reward to take.
@@ -614,7 +615,7 @@ class Game:
             self.phase = "draw"
             self.decider = self.active_player
 
-    def _take_numbers(self):
+    def _take_numbers(self) -> None:
         seat = self.active_player
         self._move_numbers(self.hands[seat])
         self._pay_others()
@@ -622,14 +623,14 @@ class Game:
         self.phase = "buy"
         self.decider = seat
 
-    def _take_currency(self):
+    def _take_currency(self) -> None:
         seat = self.active_player
         self._gain(seat, self.currency_total)
         self._move_numbers(self.market)
         self._clear_tableau()
         self._end_turn()
 
-    def _end_turn(self):
+    def _end_turn(self) -> None:
         if self.deck:
             self.turn += 1
             self.active_player = self.decider = (self.active_player + 1) % self.num_players
@@ -643,7 +644,7 @@ class Game:
 
     # ------------------------------------------------------------------ busting
 
-    def _bust(self, kind: str):
+    def _bust(self, kind: str) -> None:
         seat = self.active_player
         self.bust_kind = kind
         if self._is_jen(seat):
@@ -660,7 +661,7 @@ class Game:
             self.bust_tokens[seat] += 1
             self._finish_bust()
 
-    def _finish_bust(self):
+    def _finish_bust(self) -> None:
         """Steps 3-5 of busting: others are paid only after a bust on numbers."""
         if self.bust_kind == "numbers":
             self._pay_others()
@@ -670,7 +671,7 @@ class Game:
 
     # ------------------------------------------------------------------ auctions
 
-    def _start_auction(self, card: int):
+    def _start_auction(self, card: int) -> None:
         self.phase = "auction"
         self.auction_card = card
         self.high_bid, self.high_bidder = 0, None
@@ -683,7 +684,7 @@ class Game:
         high = min(self.rules.max_bid, self.wealth(seat, duplicates_only=self.rules.auction_duplicates_only))
         return [PASS, *range(BID_BASE + low, BID_BASE + high + 1)]
 
-    def _auction_move(self, action: int):
+    def _auction_move(self, action: int) -> None:
         if action != PASS:
             self.high_bid, self.high_bidder = action - BID_BASE, self.decider
         self.bids_left -= 1
@@ -694,9 +695,10 @@ class Game:
             self.discard[self.auction_card] += 1
             self._close_auction()
         else:
-            self._charge(self.high_bidder, self.high_bid, ("auction", self.auction_card))
+            self._charge(self.high_bidder, self.high_bid,
+                         ("auction", self.auction_card))  # type: ignore[arg-type]  # set for the whole auction
 
-    def _close_auction(self):
+    def _close_auction(self) -> None:
         self.auction_card, self.high_bidder = None, None
         self.high_bid = 0
         self._continue_turn()
@@ -714,7 +716,7 @@ class Game:
             if k and not hand[card] and C.number(card) <= budget
         ]
 
-    def _buy_move(self, action: int):
+    def _buy_move(self, action: int) -> None:
         phase = self.phase
         if action == PASS:
             if phase == "bust":  # declining the variant's buy takes the bust token
@@ -724,7 +726,7 @@ class Game:
             card = action - FIRST_BUY
             self._charge(self.decider, C.number(card), (phase, card))
 
-    def _after_buy(self, phase: str):
+    def _after_buy(self, phase: str) -> None:
         """The buy (or its refusal) in ``phase`` is done; carry on with the turn."""
         if phase == "buy":
             self._end_turn()
@@ -733,7 +735,7 @@ class Game:
         else:
             self._next_final_buy()
 
-    def _next_final_buy(self):
+    def _next_final_buy(self) -> None:
         if not self.final_buyers:
             self.phase = "over"
             return
@@ -747,7 +749,7 @@ class Game:
         """Whether the payment now due may use only duplicate cards (solitaire auctions)."""
         return self.rules.auction_duplicates_only and self.pay_for is not None and self.pay_for[0] == "auction"
 
-    def _charge(self, seat: int, price: int, purpose: tuple):
+    def _charge(self, seat: int, price: int, purpose: tuple[str, int]) -> None:
         """``seat`` owes ``price`` for ``purpose`` = (phase, card); collect it, then deliver."""
         self.pay_for = purpose
         if self._is_jen(seat):
@@ -776,7 +778,7 @@ class Game:
         legal += [FIRST_PAY_CARD + c for c, k in enumerate(self.hands[seat]) if k >= least]
         return legal
 
-    def _pay_move(self, action: int):
+    def _pay_move(self, action: int) -> None:
         seat = self.decider
         if action == PAY_COIN:
             self.coins[seat] -= 1
@@ -791,7 +793,7 @@ class Game:
             self.pay_remaining = 0
             self._deliver(seat)
 
-    def _deliver(self, seat: int):
+    def _deliver(self, seat: int) -> None:
         assert self.pay_for is not None
         phase, card = self.pay_for
         self.pay_for = None
@@ -802,7 +804,7 @@ class Game:
             self.market[card] -= 1
             self._after_buy(phase)
 
-    def _spend_card(self, seat: int, card: int):
+    def _spend_card(self, seat: int, card: int) -> None:
         self.hands[seat][card] -= 1
         self.discard[card] += 1
 
@@ -831,18 +833,18 @@ class Game:
 
     # ------------------------------------------------------------------ small moves
 
-    def _gain(self, seat: int, amount: int):
+    def _gain(self, seat: int, amount: int) -> None:
         """Gain coins; anything above the limit of 10 is lost."""
         self.coins[seat] = min(MAX_COINS, self.coins[seat] + amount)
 
-    def _pay_others(self):
+    def _pay_others(self) -> None:
         """Every player but the active one gains the currency shown in the tableau."""
         if self.currency_total:
             for seat in range(self.num_players):
                 if seat != self.active_player:
                     self._gain(seat, self.currency_total)
 
-    def _move_numbers(self, counts: list[int]):
+    def _move_numbers(self, counts: list[int]) -> None:
         """Move the tableau's number cards into ``counts`` (a hand or the market)."""
         for card in self.tableau:
             if card < C.NUM_NUMBER_CARDS:
@@ -850,7 +852,7 @@ class Game:
         self.tableau = [card for card in self.tableau if card >= C.NUM_NUMBER_CARDS]
         self.net_total = -self.currency_total
 
-    def _clear_tableau(self):
+    def _clear_tableau(self) -> None:
         for card in self.tableau:
             if C.is_currency(card):
                 self.discard[card] += 1
@@ -878,7 +880,7 @@ _MOVE = {
 }
 
 
-def max_decisions(rules: Rules, cards=None) -> int:
+def max_decisions(rules: Rules, cards: Sequence[int] | None = None) -> int:
     """An upper bound on the actions (forced ones included) in one game of ``rules``.
 
     ``cards`` are the game's cards as counts per id (a stacked deck's), by
@@ -919,7 +921,7 @@ def deck_for(rules: Rules) -> tuple[list[int], list[int]]:
     return in_play, [a - b for a, b in zip(spec.full(), in_play)]
 
 
-def _rng(shuffle) -> random.Random:
+def _rng(shuffle: int | random.Random | None) -> random.Random:
     if isinstance(shuffle, random.Random):
         return shuffle
     if shuffle is not None and not is_index(shuffle):
@@ -927,7 +929,7 @@ def _rng(shuffle) -> random.Random:
     return random.Random(None if shuffle is None else operator.index(shuffle))
 
 
-def _whole(value, name: str, low: int, high: int | None = None) -> int:
+def _whole(value: object, name: str, low: int, high: int | None = None) -> int:
     """``value`` as an ``int`` if it is a whole number (:func:`is_index`) from ``low`` to ``high``;
     a snapshot's field that is not says so."""
     if is_index(value) and low <= operator.index(value) and (high is None or operator.index(value) <= high):
@@ -935,7 +937,7 @@ def _whole(value, name: str, low: int, high: int | None = None) -> int:
     raise KeyError(f"{name} {value!r}")
 
 
-def _counts(cards) -> list[int]:
+def _counts(cards: Iterable[int]) -> list[int]:
     counts = [0] * C.NUM_CARD_TYPES
     for card in cards:
         counts[card] += 1

@@ -17,13 +17,15 @@ within a seat block. The tables are generated from the declarations:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from . import cards as C
 from .deck import PUBLISHED_TOTALS
-from .game import BUST_LIMIT, JEN_SEAT, MAX_BUY_PRICE, MAX_COINS, PHASES
+from .game import BUST_LIMIT, JEN_SEAT, MAX_BUY_PRICE, MAX_COINS, PHASES, Game
 from .rules import PLAYER_COUNTS
 from .scoring import hand_key, hand_score
 
@@ -77,7 +79,8 @@ PIECES = (
 )
 
 
-def _offsets(pieces, unit=lambda name, size: size):
+def _offsets(pieces: Iterable[tuple[Any, ...]],
+             unit: Callable[[str, int], int] = lambda name, size: size) -> tuple[dict[str, int], int]:
     offsets, at = {}, 0
     for name, size, *_ in pieces:
         offsets[name] = at
@@ -110,7 +113,8 @@ DECK_EMPTY, PLAYER_COUNT, SOLITAIRE = OFFSET["deck_empty"], OFFSET["player_count
 JEN_LEVEL, BUST_BUY, MANUAL_PAYMENT = OFFSET["jen_level"], OFFSET["bust_buy"], OFFSET["manual_payment"]
 
 
-def piece_table(pieces, offsets, header, first_index: str | None = None) -> str:
+def piece_table(pieces: Iterable[tuple[Any, ...]], offsets: Mapping[str, int], header: str,
+                first_index: str | None = None) -> str:
     """A reStructuredText table of named pieces ``(name, size, meaning, ...)``: where each starts, its
     size and meaning (``first_index`` replaces the first row's index and gives its size one seat block)."""
     rows = [(str(offsets[name]), str(size), meaning) for name, size, meaning, *_ in pieces]
@@ -179,7 +183,7 @@ _PER_TURN_AT = {
 }
 
 
-def encode(game, seat: int) -> np.ndarray:
+def encode(game: Game, seat: int) -> np.ndarray:
     """The observation of ``seat`` (a float32 vector of length ``SIZE``)."""
     obs = np.zeros(SIZE, dtype=np.float32)
     n = game.num_players
@@ -217,13 +221,13 @@ def encode(game, seat: int) -> np.ndarray:
     obs[PLAYER_COUNT + n - PLAYER_COUNTS[0]] = 1.0
     if solitaire:
         obs[SOLITAIRE] = 1.0
-        obs[JEN_LEVEL] = rules.jen_level / _SCALE["jen_level"]
+        obs[JEN_LEVEL] = rules.jen_level / _SCALE["jen_level"]  # type: ignore[operator]  # solitaire: a level is set
     obs[BUST_BUY] = rules.bust_buy
     obs[MANUAL_PAYMENT] = rules.payment == "manual"
     return obs
 
 
-def action_mask(game, seat: int) -> np.ndarray:
+def action_mask(game: Game, seat: int) -> np.ndarray:
     """1 for each action ``seat`` may take now (all zeros when it is not their turn)."""
     mask = np.zeros(game.num_actions, dtype=np.int8)
     if game.current_player == seat:
@@ -231,7 +235,7 @@ def action_mask(game, seat: int) -> np.ndarray:
     return mask
 
 
-def agent_view(game, seat: int) -> tuple[dict, dict]:
+def agent_view(game: Game, seat: int) -> tuple[dict, dict]:
     """(observation, info) for ``seat``, as the PettingZoo env gives them to an agent."""
     observation = {"observation": encode(game, seat), "action_mask": action_mask(game, seat)}
     legal = game.legal_action_names() if game.current_player == seat else []

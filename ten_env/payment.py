@@ -15,6 +15,7 @@ RULES.md ("Automatic payment", "Her payments") describes them in words.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple
 
 from . import cards as C
@@ -31,14 +32,14 @@ class Payment(NamedTuple):
     cards: tuple[int, ...] = ()
 
 
-def wealth(coins: int, bust_tokens: int, hand, duplicates_only: bool = False) -> int:
+def wealth(coins: int, bust_tokens: int, hand: Iterable[int], duplicates_only: bool = False) -> int:
     """What a player can pay: coins, bust tokens at 3, and cards at 1 each
     (only the extra copies when ``duplicates_only``)."""
     cards = sum(k - 1 for k in hand if k > 1) if duplicates_only else sum(hand)
     return coins + BUST_TOKEN_VALUE * bust_tokens + cards
 
 
-def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
+def automatic(hand: Iterable[int], coins: int, bust_tokens: int, price: int, incoming: int,
               duplicates_only: bool = False, last: bool = False) -> Payment:
     """How automatic payment pays ``price`` for the card ``incoming``.
 
@@ -113,7 +114,7 @@ def automatic(hand, coins: int, bust_tokens: int, price: int, incoming: int,
     return Payment(use_coins, use_tokens, tuple(spent))
 
 
-def _left_out(hand, held, incoming: int, keep: int) -> list[int]:
+def _left_out(hand: Sequence[int], held: Iterable[int], incoming: int, keep: int) -> list[int]:
     """The cards of ``hand`` that its best arrangement (:func:`used_in_best`) leaves out and that
     may be spent (never ``incoming``, nor ``keep`` copies of each), one entry a copy, the lowest first."""
     used = used_in_best(hand)
@@ -121,7 +122,7 @@ def _left_out(hand, held, incoming: int, keep: int) -> list[int]:
             for _ in range(max(0, min(hand[card] - used[card], hand[card] - (card == incoming) - keep)))]
 
 
-def least_loss(hand, spendable, before: int | None = None) -> int:
+def least_loss(hand: Iterable[int], spendable: Mapping[int, int], before: int | None = None) -> int:
     """The card (lowest id among equals) whose loss lowers the score of ``hand`` the least.
 
     ``spendable`` holds the cards that may go, as a ``{card: count}`` mapping.
@@ -150,7 +151,7 @@ def least_loss(hand, spendable, before: int | None = None) -> int:
     return best
 
 
-def _least_loss_by_colour(hand, candidates) -> int:
+def _least_loss_by_colour(hand: Sequence[int], candidates: Sequence[int]) -> int:
     """:func:`least_loss` when no wildcard is shared between colours: each colour on its own."""
     best, best_loss = candidates[0], math.inf
     for card, loss in colour_losses(hand, candidates):
@@ -161,7 +162,8 @@ def _least_loss_by_colour(hand, candidates) -> int:
     return best
 
 
-def jen_next(coins: int, bust_tokens: int, hand, duplicates_only: bool = True) -> int | Literal["coin", "bust"]:
+def jen_next(coins: int, bust_tokens: int, hand: Sequence[int],
+             duplicates_only: bool = True) -> int | Literal["coin", "bust"]:
     """What JEN pays with next: ``"coin"``, ``"bust"`` (a token) or a card id.
 
     Her order is fixed: coins, then bust tokens (even when one wastes money), then
@@ -181,7 +183,7 @@ def jen_next(coins: int, bust_tokens: int, hand, duplicates_only: bool = True) -
     raise ValueError("JEN has nothing left to pay with")
 
 
-def jen(hand, coins: int, bust_tokens: int, price: int) -> Payment:
+def jen(hand: Iterable[int], coins: int, bust_tokens: int, price: int) -> Payment:
     """How JEN pays ``price`` at her own table, the solitaire game (so only duplicates are money),
     item by item in her order (:func:`jen_next`)."""
     hand = list(hand)

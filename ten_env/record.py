@@ -49,7 +49,9 @@ import json
 import os
 import random
 import secrets
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any, NoReturn, SupportsIndex
 
 import numpy as np
 
@@ -73,7 +75,7 @@ class _OneStep(Game):
     is taken on its own, so each entry of another game's history can be replayed and
     looked at separately."""
 
-    def _advance(self):
+    def _advance(self) -> None:
         pass
 
 
@@ -88,7 +90,8 @@ class Recorder:
             is drawn (and recorded), so that the game can be replayed.
     """
 
-    def __init__(self, rules: Rules, names, seed: int | None = None, deck=None, start: int = 0):
+    def __init__(self, rules: Rules, names: Iterable[str], seed: int | None = None, deck: Sequence[str] | None = None,
+                 start: int = 0) -> None:
         rules = as_rules(rules)
         if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
             raise ValueError(f"names must be a list of names, one per seat, got {names!r}")
@@ -108,7 +111,7 @@ class Recorder:
         self.steps: list[dict] = []
         self._sync({})
 
-    def act(self, action, policy: dict | None = None) -> list[dict]:
+    def act(self, action: SupportsIndex | str, policy: dict | None = None) -> list[dict]:
         """Take ``action`` (an id or a name) in the game; the new steps, forced ones after it included.
 
         ``policy`` (``{"value": v, "probs": [[action name, p], ...]}``) is kept with
@@ -214,7 +217,7 @@ def public_state(game: Game) -> dict:
     }
 
 
-def scoring_runs(hand) -> list:
+def scoring_runs(hand: Sequence[int]) -> list:
     """Per colour (B, G, O, P), the run that scores in ``hand`` (counts per card id), in the
     best arrangement RULES.md fixes for automatic payment: ``{"from": 3, "to": 6, "score": 4,
     "wild": {"5": "W5"}}``, the wildcards placed by number; ``None`` for a colour without cards."""
@@ -271,7 +274,7 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
     ``after`` just after (one action apart); ``labels`` name the seats."""
     out: list[dict] = []
 
-    def say(kind: str, who: int | None, text: str, **fields):
+    def say(kind: str, who: int | None, text: str, **fields: object) -> None:
         out.append({"kind": kind, "seat": who, **fields, "text": text})
 
     name = after.action_name(action)
@@ -483,7 +486,7 @@ def result(game: Game, labels: list[str]) -> dict:
 # --------------------------------------------------------------------------- files
 
 
-def write_atomically(path, write) -> None:
+def write_atomically(path: str | os.PathLike[str], write: Callable[[Path], object]) -> None:
     """``write(tmp)`` into a new file beside ``path``, then renamed onto it: a run stopped, or a disk
     filled, half way leaves ``path`` as it was (or absent), never half written. The temporary file
     (``.<stem>-<8 hex><suffix>``: the suffix kept, which some writers read the format from) is made
@@ -503,7 +506,7 @@ def write_atomically(path, write) -> None:
         raise
 
 
-def save_record(record: dict, path) -> Path:
+def save_record(record: dict, path: str | os.PathLike[str]) -> Path:
     """Write ``record`` to ``path`` as JSON (:func:`write_atomically`); ``ValueError`` saying why it
     cannot be written."""
     path = Path(path)
@@ -515,7 +518,7 @@ def save_record(record: dict, path) -> Path:
     return path
 
 
-def load_record(path) -> dict:
+def load_record(path: str | os.PathLike[str]) -> dict:
     """A record read back from ``path``; ``ValueError`` naming what is wrong with the file."""
     if not str(path).strip():  # Path("") would be the current folder
         raise ValueError("the record's file name is empty: give one such as game.json")
@@ -538,11 +541,11 @@ def load_record(path) -> dict:
     return record
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"it holds {name}, which JSON does not allow")
 
 
-def check_record(record, where: str = "the record") -> None:
+def check_record(record: object, where: str = "the record") -> None:
     """``ValueError`` naming the first thing that keeps ``record`` from being a game record.
 
     Beyond its shape: a record that holds its seed or its deck is played again from its rules,
@@ -598,10 +601,10 @@ def _check_seats(state: dict, seats: int, where: str) -> None:
                          f"the record names {seats}")
 
 
-def _as_json(value):
+def _as_json(value: object) -> Any:
     """``value`` as JSON reads it back (NumPy's numbers as Python's, tuples as lists); ``None`` if it
     is not JSON."""
-    def plain(x):
+    def plain(x: object) -> Any:
         if isinstance(x, np.generic):
             return x.item()
         raise TypeError(f"{type(x).__name__} is not JSON")
@@ -612,8 +615,8 @@ def _as_json(value):
         return None
 
 
-def _is_policy(policy) -> bool:
-    def number(x) -> bool:
+def _is_policy(policy: object) -> bool:
+    def number(x: object) -> bool:
         return isinstance(x, (int, float)) and not isinstance(x, bool)
 
     return (isinstance(policy, dict) and number(policy.get("value")) and isinstance(policy.get("probs"), list)
@@ -627,7 +630,7 @@ def _check_replay(record: dict, where: str) -> None:
     change between versions): a record that was edited by hand is caught here, not by the page
     that shows it. The events' wording is then the replay's, written in place: words edited by
     hand are not shown either."""
-    def differs(name: str, replayed, recorded) -> None:
+    def differs(name: str, replayed: object, recorded: object) -> None:
         difference = _difference(_comparable(replayed), _comparable(recorded))
         if difference:
             raise ValueError(f"{where!r}: {name} is not what the record's rules, deck and moves give: {difference}")
@@ -674,7 +677,7 @@ def _check_replay(record: dict, where: str) -> None:
         record["result"]["text"] = rec.to_dict()["result"]["text"]
 
 
-def _comparable(data):
+def _comparable(data: object) -> Any:
     """``data`` as JSON holds it (lists, not tuples), less what may differ between two records of
     the same game: a step's policy note and the wording of its events and of the result."""
     data = json.loads(json.dumps(data))
@@ -689,7 +692,7 @@ def _comparable(data):
     return data
 
 
-def _difference(replayed, recorded, path: str = "") -> str | None:
+def _difference(replayed: object, recorded: object, path: str = "") -> str | None:
     """Where ``recorded`` first differs from ``replayed``, in words; ``None`` where they agree."""
     if isinstance(replayed, dict) and isinstance(recorded, dict):
         for key in list(replayed) + [k for k in recorded if k not in replayed]:
@@ -709,7 +712,7 @@ def _difference(replayed, recorded, path: str = "") -> str | None:
     if replayed == recorded and isinstance(replayed, bool) == isinstance(recorded, bool):
         return None
 
-    def short(value) -> str:
+    def short(value: object) -> str:
         text = json.dumps(value)
         return text if len(text) <= 40 else text[:37] + "..."
 

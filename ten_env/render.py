@@ -8,13 +8,14 @@ record's events (:mod:`ten_env.record`), which say what each card and action did
 from __future__ import annotations
 
 from . import cards as C
-from .game import JEN_SEAT
+from .game import JEN_SEAT, Game
 from .scoring import score_counts
 
 RECENT = 8  # how many of the latest actions to show
 
 
-def render_table(game, me: int | None = None, names: list[str] | None = None, last_moves: bool = True) -> str:
+def render_table(game: Game, me: int | None = None, names: list[str] | None = None,
+                 last_moves: bool = True) -> str:
     """The whole public table of ``game`` as lines of text.
 
     ``me`` marks a seat as "you"; ``names`` (one per seat) labels the seats; ``last_moves``
@@ -63,7 +64,7 @@ def render_table(game, me: int | None = None, names: list[str] | None = None, la
         winners = ", ".join(label(s) for s in game.winners())
         lines.append(f"game over: scores {game.scores()}  winner(s): {winners}")
     else:
-        lines.append(f"to act: {label(game.current_player)}")
+        lines.append(f"to act: {label(game.current_player)}")  # type: ignore[arg-type]  # not over: a seat acts
     recent = game.history[-RECENT:]
     if recent and last_moves:
         lines.append(
@@ -78,7 +79,7 @@ def _cell(number: int, count: int) -> str:
     return " . " if not count else f" {number}" + ("+" if count > 1 else " ")
 
 
-def render(mode: str | None, game, me: int | None = None) -> str | None:
+def render(mode: str | None, game: Game | None, me: int | None = None) -> str | None:
     """What an environment's ``render()`` gives for ``render_mode`` ``mode``."""
     if mode is None:
         import gymnasium

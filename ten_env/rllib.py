@@ -62,7 +62,7 @@ sees those seats. Train it with the masked module of :mod:`train.rllib_module` (
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -75,6 +75,9 @@ from .extras import install_hint
 from .game import Game, stacked_deck
 from .render import render
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .single_agent import Policy
 
 #: How to install Ray RLlib: the one hint every "needs Ray RLlib" error of the project gives
 #: (the error below carries it as ``.install``).
@@ -157,7 +160,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _step(self, action_dict: dict):
+    def _step(self, action_dict: dict) -> tuple[dict, dict, dict, dict, dict]:
         game = self.game
         if game is None or self._ended:
             raise ValueError("step() needs a game in progress: call reset() first")
@@ -185,7 +188,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         return ({agent: self._observe(seat)}, {mover: 0.0, agent: 0.0}, {"__all__": False},
                 {"__all__": False}, {})
 
-    def render(self):
+    def render(self) -> str | None:  # type: ignore[override]  # a str for "ansi", else None (gymnasium: frames)
         return render(self.render_mode, self.game)
 
     def set_jen_level(self, level: int) -> None:
@@ -194,7 +197,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
 
     # ------------------------------------------------------------------ helpers
 
-    def scripted_seat(self, seat: int):
+    def scripted_seat(self, seat: int) -> Policy | None:
         """The policy ``(observation, info) -> action`` that plays ``seat`` inside the env, or
         ``None`` (RLlib plays it). None here; subclasses put opponents in the env this way,
         e.g. agents that read ``info["snapshot"]``, which an RLModule never sees."""
@@ -206,7 +209,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         assert seat is not None, "the game is over"
         return seat
 
-    def _play_scripted(self):
+    def _play_scripted(self) -> None:
         game = self.game
         assert game is not None  # called by reset() and step() only
         while not game.is_over:
@@ -217,9 +220,10 @@ class TenMultiAgentEnv(MultiAgentEnv):
             game.act(policy(*O.agent_view(game, seat)))
 
     def _observe(self, seat: int) -> dict:
-        return {"observations": O.encode(self.game, seat), "action_mask": O.action_mask(self.game, seat)}
+        return {"observations": O.encode(self.game, seat),  # type: ignore[arg-type]  # only after reset(): a game
+                "action_mask": O.action_mask(self.game, seat)}  # type: ignore[arg-type]  # as above
 
-    def _final_step(self, illegal: tuple | None = None):
+    def _final_step(self, illegal: tuple[int, int] | None = None) -> tuple[dict, dict, dict, dict, dict]:
         """Every seat played by RLlib gets its final observation and its reward, once; after
         an ``illegal`` ``(seat, action)``, -1 for that seat and 0 for the others."""
         game = self.game
@@ -232,7 +236,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
                 observation["action_mask"] = np.zeros_like(observation["action_mask"])
         if illegal is None:
             rewards = {a: final_rewards(game, seat, self.reward) for a, seat in zip(agents, seats)}
-            end = {"scores": game.scores(), "winners": game.winners()}
+            end: dict[str, Any] = {"scores": game.scores(), "winners": game.winners()}
             infos = {a: dict(end) for a in agents}
         else:
             rewards = {a: -1.0 if seat == illegal[0] else 0.0 for a, seat in zip(agents, seats)}

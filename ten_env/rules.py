@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -18,6 +19,8 @@ PAYMENTS = ("auto", "manual")
 #: another game. 2: automatic payment at the final buy spends the cards that score nothing before
 #: coins (RULES.md); nothing else changed, so only such games differ from 1's.
 ENGINE_VERSION = 2
+
+_T = TypeVar("_T")
 
 
 def plays_as_engine_1(rules: dict) -> bool:
@@ -61,8 +64,8 @@ class Rules:
     max_bid: int = 40
     deck_file: str | None = None
 
-    def __post_init__(self):
-        def plain(field: str, value) -> None:  # stored as Python's own type: records and reports are JSON
+    def __post_init__(self) -> None:
+        def plain(field: str, value: object) -> None:  # stored as Python's own type: records and reports are JSON
             object.__setattr__(self, field, value)
 
         plain("num_players", _check(self.num_players, int, "num_players",
@@ -109,7 +112,7 @@ class Rules:
         return tuple(f.name for f in fields(cls))
 
 
-def as_rules(rules) -> Rules:
+def as_rules(rules: Rules | Mapping[str, Any] | None) -> Rules:
     """``rules`` as a :class:`Rules`: a ``Rules``, a dict of its fields, or ``None`` (the defaults);
     ``ValueError`` naming what is wrong otherwise."""
     if rules is None:
@@ -136,7 +139,8 @@ def first_bidder(active_player: int, num_players: int) -> int:
     return (active_player + 1) % num_players
 
 
-def _check(value, kind, field, allowed, values=None):
+def _check(value: object, kind: Callable[[Any], _T], field: str, allowed: str,
+           values: Container[_T] | None = None) -> _T:
     """``value`` as a plain ``kind`` (NumPy's integers and bools too, as a loop over ``np.arange``
     gives them), or ``ValueError`` naming the field and what is ``allowed``."""
     if kind is bool:

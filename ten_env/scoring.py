@@ -15,7 +15,7 @@ super wildcards between the colours, done by a memoised search over colours.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Iterator, Sequence
 
 from . import cards as C
 
@@ -46,7 +46,7 @@ _WINDOW = tuple(tuple(_window(m, f) for m in range(512)) for f in range(10))
 _BEST_RUN = tuple(tuple(run_score(hi - lo + 1) for lo, hi in row) for row in _WINDOW)
 
 
-def _masks(counts) -> list[int]:
+def _masks(counts: Sequence[int]) -> list[int]:
     """Per colour, the numbers held as a 9-bit set (bit n-1 for n)."""
     masks = [0, 0, 0, 0]
     for card in range(C.NUM_NUMBER_CARDS):
@@ -58,7 +58,7 @@ def _masks(counts) -> list[int]:
 _BIT = tuple(1 << (card % 9) for card in range(C.NUM_NUMBER_CARDS))
 
 
-def score_counts(counts) -> int:
+def score_counts(counts: Sequence[int]) -> int:
     """Score of a collection given as counts per card id (see :mod:`ten_env.cards`)."""
     masks = _masks(counts)
     free = counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
@@ -70,7 +70,7 @@ def score_counts(counts) -> int:
 
 
 @lru_cache(maxsize=65536)
-def _shared_best(masks, free, numbered, supers) -> int:
+def _shared_best(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[int, ...], supers: int) -> int:
     """The best total when numbered wildcards and super wildcards are shared between colours.
 
     A numbered wildcard with a copy for every colour that lacks its number is
@@ -148,7 +148,7 @@ def _merge(first: list[int], second: list[int]) -> list[int]:
     return out
 
 
-def gains(counts) -> list[int]:
+def gains(counts: Iterable[int]) -> list[int]:
     """What one more copy of each ownable card (ids below ``cards.NUM_OWNABLE``) would add to the
     score of ``counts``."""
     counts = list(counts)
@@ -196,7 +196,7 @@ def gains(counts) -> list[int]:
     return out
 
 
-def colour_losses(counts, cards):
+def colour_losses(counts: Sequence[int], cards: Iterable[int]) -> Iterator[tuple[int, int]]:
     """For each of ``cards`` (number cards and colour wildcards), ``(card, loss)``: what the
     score of ``counts`` loses when one copy of it is given up, yielded one at a time.
 
@@ -222,7 +222,7 @@ def colour_losses(counts, cards):
 _hand_scores: dict = {}
 
 
-def hand_key(counts) -> bytes | tuple:
+def hand_key(counts: Sequence[int]) -> bytes | tuple:
     """A hand's counts (a list or tuple of ints; not a NumPy array, whose bytes are its buffer) as a
     memo key: bytes, a fifth of a tuple's size (memos of hands fill to hundreds of thousands in a
     few thousand games), or a tuple for a count beyond 255, which only a stacked deck can give (a
@@ -233,7 +233,7 @@ def hand_key(counts) -> bytes | tuple:
         return tuple(counts)
 
 
-def hand_score(counts) -> int:
+def hand_score(counts: Sequence[int]) -> int:
     """``score_counts`` remembered by collection: hands change far less often than they are scored."""
     key = hand_key(counts)
     value = _hand_scores.get(key)
@@ -262,7 +262,7 @@ def score(cards: Iterable[str | int]) -> int:
     return score_counts(counts)
 
 
-def used_in_best(counts) -> list[int]:
+def used_in_best(counts: Sequence[int]) -> list[int]:
     """Counts per card id of the cards that one best arrangement of ``counts`` uses.
 
     Every other card can be given away without lowering the score.
@@ -273,7 +273,7 @@ def used_in_best(counts) -> list[int]:
     return used + [0] * (len(counts) - len(used))
 
 
-def best_layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
+def best_layout(counts: Sequence[int]) -> tuple[tuple[int, int, int, int, int], ...]:
     """Where the best arrangement that :func:`used_in_best` counts (the one RULES.md fixes for
     automatic payment) puts things: per colour ``(lo, hi, mask, wild_bits, supers)``: the
     run's first and last position (0-8; ``lo > hi`` for no run), the numbers held, the
@@ -284,7 +284,8 @@ def best_layout(counts) -> tuple[tuple[int, int, int, int, int], ...]:
 
 
 @lru_cache(maxsize=65536)
-def _layout(masks, free, numbered, supers):
+def _layout(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[int, ...],
+            supers: int) -> tuple[tuple[int, int, int, int, int], ...]:
     placed = _placement(masks, free, numbered, supers)
     return tuple(
         (*_WINDOW[min(free[colour] + sup, 9)][masks[colour] | wild_bits], masks[colour], wild_bits, sup)
@@ -293,7 +294,7 @@ def _layout(masks, free, numbered, supers):
 
 
 @lru_cache(maxsize=65536)
-def _used(masks, free, numbered, supers) -> tuple[int, ...]:
+def _used(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[int, ...], supers: int) -> tuple[int, ...]:
     used = [0] * C.NUM_OWNABLE
     for colour, (lo, hi, mask, wild_bits, sup) in enumerate(_layout(masks, free, numbered, supers)):
         gaps = 0
@@ -311,7 +312,8 @@ def _used(masks, free, numbered, supers) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=65536)
-def _arrange(masks, free, numbered, supers):
+def _arrange(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[int, ...],
+             supers: int) -> tuple[int, tuple[tuple[int, int], ...]]:
     """Best total, and per colour the (numbered-wild bits, super count) of one best arrangement.
 
     Every copy of a numbered wildcard is an item, up to as many copies as colours lack its
@@ -379,10 +381,11 @@ def _arrange(masks, free, numbered, supers):
         left &= ~sub
         sup -= t
     placed.append((bits[useful[3] & left], sup))
-    return best, tuple(placed)
+    return best, tuple(placed)  # type: ignore[return-value]  # best: set by the first colour's choice, never None
 
 
-def _placement(masks, free, numbered, supers):
+def _placement(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[int, ...],
+               supers: int) -> tuple[tuple[int, int], ...]:
     """Per colour, the (numbered-wild bits, super count) of the arrangement :func:`_arrange` picks.
 
     Without numbered wildcards only the supers are split, and the split is

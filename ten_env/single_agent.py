@@ -51,7 +51,7 @@ the env then has ``render_mode = None`` and ``render()`` returns ``None``.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Sequence, SupportsIndex
+from typing import Any, Callable, Mapping, Sequence, SupportsIndex
 
 import gymnasium
 import numpy as np
@@ -67,7 +67,7 @@ from .rules import JEN_LEVELS, Rules, as_rules
 Policy = Callable[[dict, dict], int]
 
 
-def as_policy(opponent) -> Policy:
+def as_policy(opponent: object) -> Policy:
     """A callable ``(observation, info) -> action`` from an agent object or a callable."""
     if hasattr(opponent, "act"):
         return opponent.act
@@ -98,9 +98,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
-    def __init__(self, rules=None, opponents: Sequence = (), seat: int | None = None,
-                 reward: str = "win", render_mode: str | None = None, illegal: str = "terminate",
-                 start="random"):
+    def __init__(self, rules: Rules | Mapping[str, Any] | None = None, opponents: Sequence = (),
+                 seat: int | None = None, reward: str = "win", render_mode: str | None = None,
+                 illegal: str = "terminate", start: int | str | np.integer = "random") -> None:
         self.rules = as_rules(rules)
         seats = self.rules.num_agents
         if opponents is None or isinstance(opponents, (str, bytes)) or not hasattr(opponents, "__len__"):
@@ -197,7 +197,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self._observation(), reward, terminated, False, self._info()
 
-    def _legal_ids(self):
+    def _legal_ids(self) -> Sequence[int]:
         game = self._live_game()
         return game.legal_actions() if game.current_player == self.seat else ()
 
@@ -211,9 +211,9 @@ class SingleAgentEnv(gymnasium.Env):
     def _mask(self) -> np.ndarray:
         if self._ended:
             return np.ones(self.num_actions, dtype=np.int8)
-        return O.action_mask(self.game, self.seat)
+        return O.action_mask(self.game, self.seat)  # type: ignore[arg-type]  # only after reset(): a game
 
-    def render(self):  # a str for render_mode "ansi", else None (gymnasium types it as frames)
+    def render(self) -> str | None:  # type: ignore[override]  # a str for "ansi", else None (gymnasium: frames)
         return render(self.render_mode, self.game, me=self.seat)
 
     def set_jen_level(self, level: int) -> None:
@@ -227,7 +227,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError("no game yet: call reset() first")
         return self.game
 
-    def _play_opponents(self, game: Game, me: int):
+    def _play_opponents(self, game: Game, me: int) -> None:
         while not game.is_over and game.current_player != me:
             seat = game.current_player
             assert seat is not None  # the game is not over
@@ -240,7 +240,7 @@ class SingleAgentEnv(gymnasium.Env):
                                  f"{refusal}") from None
 
     def _observation(self) -> np.ndarray:
-        return O.encode(self.game, self.seat)
+        return O.encode(self.game, self.seat)  # type: ignore[arg-type]  # only after reset(): a game
 
     def _info(self) -> dict:
         info = {"action_mask": self._mask(), "seat": self.seat}
@@ -266,7 +266,7 @@ class SoloEnv(SingleAgentEnv):
     """
 
     def __init__(self, jen_level: int = 4, reward: str = "win", render_mode: str | None = None,
-                 illegal: str = "terminate", start="random", **rules):
+                 illegal: str = "terminate", start: int | str | np.integer = "random", **rules: Any) -> None:
         if "num_players" in rules or "jen_level" in rules:
             raise ValueError("SoloEnv is always 2 players (you and JEN); set the level with jen_level=")
         if not is_jen_level(jen_level):  # Rules would take None, a normal game, which needs opponents

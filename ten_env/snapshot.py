@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from _collections_abc import dict_items, dict_keys, dict_values
+
+    from .game import Game
 
 # The one key a LazySnapshot holds in its dict storage until it is built: C code that
 # looks at a dict's storage directly (json's encoder checks that it is not empty before
@@ -11,7 +18,7 @@ _PENDING = object()
 _store = dict.__setitem__
 
 
-def _read_only(self, *args, **kwargs):
+def _read_only(self: LazySnapshot, *args: object, **kwargs: object) -> NoReturn:
     raise TypeError("a LazySnapshot is read-only; dict(snapshot) gives a plain copy to change")
 
 
@@ -37,9 +44,9 @@ class LazySnapshot(dict):
 
     __slots__ = ("_game",)
 
-    def __init__(self, game):
+    def __init__(self, game: Game) -> None:
         _store(self, _PENDING, None)
-        self._game = game
+        self._game: Game | None = game
 
     def _build(self) -> None:
         if self._game is not None:
@@ -55,62 +62,62 @@ class LazySnapshot(dict):
 
     # Reading: build first, then answer as a dict.
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         self._build()
         return dict.__getitem__(self, key)
 
-    def get(self, key, default=None):
+    def get(self, key: str, default: Any = None) -> Any:
         self._build()
         return dict.get(self, key, default)
 
-    def __contains__(self, key):
+    def __contains__(self, key: object) -> bool:
         self._build()
         return dict.__contains__(self, key)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         self._build()
         return dict.__iter__(self)
 
-    def __reversed__(self):
+    def __reversed__(self) -> Iterator[str]:
         self._build()
         return dict.__reversed__(self)
 
-    def __len__(self):
+    def __len__(self) -> int:
         self._build()
         return dict.__len__(self)
 
-    def keys(self):
+    def keys(self) -> dict_keys[str, Any]:
         self._build()
         return dict.keys(self)
 
-    def values(self):
+    def values(self) -> dict_values[str, Any]:
         self._build()
         return dict.values(self)
 
-    def items(self):
+    def items(self) -> dict_items[str, Any]:
         self._build()
         return dict.items(self)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         self._build()
         if isinstance(other, LazySnapshot):
             other._build()
         return dict.__eq__(self, other)
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         result = self.__eq__(other)
         return result if result is NotImplemented else not result
 
     __hash__ = None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         self._build()
         return dict.__repr__(self)
 
-    def __or__(self, other):
+    def __or__(self, other: dict[Any, Any]) -> dict[Any, Any]:
         return self.to_dict() | other
 
-    def __ror__(self, other):
+    def __ror__(self, other: object) -> dict[Any, Any]:
         if not isinstance(other, dict):
             return NotImplemented
         return other | self.to_dict()
@@ -123,10 +130,10 @@ class LazySnapshot(dict):
     def __copy__(self) -> dict:
         return self.to_dict()
 
-    def __deepcopy__(self, memo) -> dict:
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict:
         return copy.deepcopy(self.to_dict(), memo)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[dict], tuple[dict]]:
         return dict, (self.to_dict(),)
 
     # Read-only.
