@@ -110,6 +110,27 @@ def test_argument_errors_exit_with_status_2_in_one_line(capsys, argv):
 
 
 @pytest.mark.parametrize("argv, message", [
+    # counts that listed their chunks before any game, eating memory without a word; a width and a
+    # seed that ended in torch's traceback
+    (["eval", "random", "--games", "10000001"], "ten eval: error: argument --games: must be a whole number from 1 "
+                                                "to 10,000,000, got 10000001"),
+    (["league", "random", "heuristic", "--games", str(10**30)], "ten league: error: argument --games: must be a "
+                                                                f"whole number from 1 to 10,000,000, got {10**30}"),
+    (["distill", "generate", "ppo-jen", "--games", "10000001", "--seed", "1000", "-o", "x.npz"],
+     "ten distill generate: error: argument --games: must be a whole number from 1 to 10,000,000, got 10000001"),
+    (["distill", "train", "--from", "ppo-jen", "x.npz", "--width", "4097", "-o", "m.zip"],
+     "ten distill train: error: argument --width: must be a whole number from 1 to 4,096, got 4097"),
+    (["distill", "train", "--from", "ppo-jen", "x.npz", "--seed", str(2**63), "-o", "m.zip"],
+     f"ten distill train: error: argument --seed: must be a whole number from 0 to 9,223,372,036,854,775,807, "
+     f"got {2**63}"),
+])
+def test_counts_too_large_to_run_are_refused_by_their_flag(capsys, argv, message):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2 and capsys.readouterr().err == message + "\n"
+
+
+@pytest.mark.parametrize("argv, message", [
     (["eval", "heuristic", "--bogus"], "ten eval: error: unrecognized arguments: --bogus"),
     (["demo", "--players", "3", "extra"], "ten demo: error: unrecognized arguments: extra"),
     (["distill", "generate", "search", "--games", "1", "--seed", "0", "-o", "x", "--bogus"],

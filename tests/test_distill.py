@@ -607,6 +607,14 @@ def test_train_refuses_bad_data_in_one_line(lesson, tmp_path, capsys):
     (tmp_path / "not.npz").write_text("hello")
     _one_line_error(capsys, ["distill", "train", str(tmp_path / "not.npz"), "--from", "ppo-jen", "-o", str(out)],
                     "not.npz' is not a data file of ten distill generate (not an .npz archive)")
+    # a NaN made the loss NaN, and the advice a smaller --lr
+    policy, value = arrays["policy"].copy(), arrays["value"].copy()
+    policy[3, 0], value[5] = np.nan, np.inf
+    broken = D.save_data({"arrays": dict(arrays, policy=policy, value=value), "meta": {"format": D.FORMAT}},
+                         tmp_path / "nan.npz")
+    _one_line_error(capsys, ["distill", "train", str(broken), "--from", "ppo-jen", "-o", str(out)],
+                    "nan.npz' is not a data file of ten distill generate: its policy, value arrays hold NaN or "
+                    "infinite numbers")
     _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", "ppo-nothing", "-o", str(out)],
                     "--from: no model 'ppo-nothing': name a shipped model (", "ppo-jen")
     _one_line_error(capsys, ["distill", "train", str(lesson["path"]), "--from", "ppo-jen", "-o",

@@ -272,6 +272,7 @@ def test_normal_games_report(tmp_path):
     (dict(opponents=["random"] * 5), "2-5 players"),
     (dict(opponents=["nobody"]), "unknown agent 'nobody'"),
     (dict(levels=[4], games=0), "games"),
+    (dict(levels=[4], games=10**8), r"^games must be a whole number from 1 to 10,000,000, got 100000000$"),
     (dict(levels=[4], jobs=0), "jobs"),
 ])
 def test_bad_input_is_a_value_error(kwargs, message):

@@ -333,17 +333,25 @@ def test_your_agent_s_error_is_one_line_naming_it_and_where(tmp_path, monkeypatc
     argv = ["--levels", "4", "--games", "2", "--jobs", str(jobs), "--out", "eval"]
     assert E.main(["faulty.py:Crash", *argv]) == 1
     err = capsys.readouterr().err
+    kept = "; the run is kept in 'eval': once the agent is mended, the same command with --overwrite plays it again"
     assert "Traceback" not in err and err.strip().splitlines()[-1].endswith(
-        "error: the agent Crash (seat 0) raised RuntimeError: boom in my bot (faulty.py, line 4)")
+        "error: the agent Crash (seat 0) raised RuntimeError: boom in my bot (faulty.py, line 4)" + kept
+        + " from the start")
     (tmp_path / "agents_mine.py").write_text(FAULTY)  # a name that starts as this project's packages do
     assert E.main(["agents_mine:Crash", *argv, "--overwrite"]) == 1
     assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
-        "error: the agent Crash (seat 0) raised RuntimeError: boom in my bot (agents_mine.py, line 4)")
+        "error: the agent Crash (seat 0) raised RuntimeError: boom in my bot (agents_mine.py, line 4)" + kept
+        + " from the start")
     assert E.main(["faulty.py:Bad", *argv, "--overwrite"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip().splitlines()[-1].endswith(
         "error: the agent Bad (seat 0) chose a move the game refuses: action 'bid_40' (id 131) is not legal for "
-        "player 0 in the draw phase; legal: draw, stop_numbers")
+        "player 0 in the draw phase; legal: draw, stop_numbers" + kept + " from the start")
+    # mended (a file of its own: this process has the first one imported), it plays in the same --out
+    (tmp_path / "mended.py").write_text(FAULTY.replace("return 131", "return int(observation['action_mask'].argmax())"))
+    assert E.main(["mended.py:Bad", *argv]) == 2  # the run is there
+    assert "holds an unfinished evaluation" in capsys.readouterr().err
+    assert E.main(["mended.py:Bad", *argv, "--overwrite"]) == 0  # as the line said
 
 
 def test_an_agent_defined_in_a_notebook_cell_is_placed_in_the_cell(tmp_path):

@@ -80,7 +80,7 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, Validati
 from agents.registry import NAMES_HELP
 from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
 
-from .options import parse_levels
+from .options import MAX_WIDTH, parse_levels
 
 
 class _Section(BaseModel):
@@ -217,7 +217,7 @@ class AlgorithmConfig(_Section):
     ent_coef: float = Field(0.01, ge=0.0, le=1.0)
     vf_coef: float = Field(0.5, ge=0.0, le=10.0)
     max_grad_norm: float = Field(0.5, gt=0.0)
-    net_arch: list[Annotated[int, Field(ge=1, le=4096)]] = [256, 256]
+    net_arch: list[Annotated[int, Field(ge=1, le=MAX_WIDTH)]] = [256, 256]
 
 
 class TrainConfig(_Section):

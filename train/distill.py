@@ -185,8 +185,9 @@ from ten_env.env import final_rewards
 from ten_env.record import write_atomically
 from ten_env.rules import as_rules, JEN_LEVELS
 
-from .options import (add_jobs_argument, add_progress_argument, add_rules_arguments, at_least, check_max_bid,
-                      check_output, make_writable, parse_levels, real_number, rules_from_args, span, whole_number)
+from .options import (MAX_GAMES, MAX_WIDTH, add_jobs_argument, add_progress_argument, add_rules_arguments, at_least,
+                      check_max_bid, check_output, int_range, make_writable, parse_levels, real_number, rules_from_args,
+                      span, whole_number)
 from .journal import JOURNAL, Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
@@ -341,7 +342,7 @@ def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: in
     the command line checks everything first, so that a mistake fails before any game."""
     teacher, player = check_teacher(teacher), check_player(player)
     levels = parse_levels(levels)
-    whole_number("games", games, 1)
+    whole_number("games", games, 1, MAX_GAMES)
     whole_number("seed", seed, 0)
     jobs = whole_number("jobs", default_jobs() if jobs is None else jobs, 1)
     specs = (teacher,) if player is None else (teacher, player)
@@ -553,6 +554,13 @@ def load_data(path) -> dict:
     if any(len(shape) != (2 if name in ("observation", "mask", "policy") else 1) or shape[0] != rows
            for name, shape in shapes.items()) or shapes["mask"] != shapes["policy"]:
         raise ValueError(f"{not_data}: its arrays do not fit together ({shapes})")
+    # A NaN or an infinity (which generate never writes) made the loss NaN, and the advice a smaller
+    # --lr. A sum carries either through without an array of flags as large as the data.
+    broken = [name for name, array in arrays.items()
+              if array.dtype.kind == "f" and not np.isfinite(array.sum(dtype=np.float64))]
+    if broken:
+        raise ValueError(f"{not_data}: its {', '.join(broken)} array{'s hold' if len(broken) > 1 else ' holds'} "
+                         f"NaN or infinite numbers")
     return {"arrays": arrays, "meta": meta, "path": str(path)}
 
 
@@ -1012,7 +1020,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gen.add_argument("--levels", default=DEFAULT_LEVELS, metavar="LEVELS",
                      help=f"JEN levels ({span(JEN_LEVELS)}, a list such as 6,8,10, or one level; "
                           f"default {DEFAULT_LEVELS})")
-    gen.add_argument("--games", type=at_least(1, "--games"), required=True, metavar="N", help="games per level")
+    gen.add_argument("--games", type=int_range(1, MAX_GAMES, "--games"), required=True, metavar="N",
+                     help="games per level")
     gen.add_argument("--seed", type=at_least(0, "--seed"), required=True, metavar="S",
                      help="game i of each level uses deck seed S+i (keep away from the seeds you evaluate on: "
                           "ten eval uses 0 to games-1 by default)")
@@ -1051,7 +1060,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fit.add_argument("--value-target", choices=VALUE_TARGETS, default="reward",
                      help="what the value head learns: the margin reward PPO's value estimates (default), or "
                           "outcome, (result + margin / 20) / 2, the search's own value of a finished game")
-    fit.add_argument("--width", type=at_least(1, "--width"), metavar="N",
+    fit.add_argument("--width", type=int_range(1, MAX_WIDTH, "--width"), metavar="N",
                      help="widen every hidden layer of the starting policy network to N units first, keeping "
                           "its policy (the new units start unread); the value network stays as it is")
     fit.add_argument("--features", action="store_true",
@@ -1059,8 +1068,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "to each score; ten_env.features) as new inputs first, with zero weights")
     fit.add_argument("--holdout", type=_share, default=0.1, metavar="SHARE",
                      help="share of the games held out for validation (default 0.1)")
-    fit.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
-                     help="seeds the held-out games, the minibatches and torch (default 0)")
+    fit.add_argument("--seed", type=int_range(0, 2**63 - 1, "--seed"), default=0, metavar="N",
+                     help="seeds the held-out games, the minibatches and torch (default 0; torch takes 64 bits)")
     fit.add_argument("-o", "--out", required=True, metavar="MODEL.zip",
                      help="the model to write (its card MODEL.json beside it)")
     fit.add_argument("--overwrite", action="store_true", help="replace the model and its card if they exist")

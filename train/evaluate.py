@@ -78,7 +78,7 @@ from ten_env import Rules
 from ten_env.deck import load as load_deck
 from ten_env.rules import JEN_LEVELS, PLAYER_COUNTS
 
-from .options import (OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, Parser, add_eval_arguments, agent_name,
+from .options import (MAX_GAMES, OPPONENT_COUNTS, PLAYERS_HELP, TABLE_HELP, Parser, add_eval_arguments, agent_name,
                       check_max_bid, need_training_extra, parse_levels, parse_opponents, prepare_out_dir,
                       rules_from_args, run_command, span, whole_number)
 from .report import BASE_RULES_KEYS, REPORT_FILES, format_table, save_report
@@ -198,7 +198,7 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
         raise ValueError("give levels (the JEN ladder) or opponents (a normal game), not both")
     if levels is None and opponents is None:
         raise ValueError(f"give levels (JEN levels {span(JEN_LEVELS)}, the ladder) or opponents (a normal game)")
-    whole_number("games", games, 1)
+    whole_number("games", games, 1, MAX_GAMES)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an integer, got {seed!r}")
     jobs = whole_number("jobs", default_jobs() if jobs is None else jobs, 1)

@@ -37,6 +37,7 @@ from typing import Callable, NamedTuple
 import agents
 import ten_env
 from agents import Results
+from agents.base import AgentFailed
 from agents.policy import PRETRAINED_DIR
 from agents.registry import entry_point_file, network_of
 from agents.tournament import AGENT_SEEDS
@@ -501,12 +502,18 @@ class Resumable:
 
     @contextmanager
     def playing(self):
-        """Ctrl-C while the games are played says where they are kept and how to go on."""
+        """Ctrl-C while the games are played says where they are kept and how to go on, and so does
+        the one line of an agent of yours that failed (the same command was then refused, the
+        folder holding an unfinished run, and a --resume after mending the agent's file too)."""
         try:
             yield
         except KeyboardInterrupt:
             print(f"\nthe games played so far are kept in {str(self.folder)!r}: run the same command with "
                   f"--resume to go on", file=sys.stderr)
+            raise
+        except AgentFailed as exc:
+            exc.args = (f"{exc}; the run is kept in {str(self.folder)!r}: once the agent is mended, the same "
+                        f"command with --overwrite plays it again from the start",)
             raise
 
     @contextmanager

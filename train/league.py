@@ -63,8 +63,8 @@ from ten_env.record import write_atomically
 from ten_env.rules import PLAYER_COUNTS, as_rules
 
 from .options import (Parser, add_jobs_argument, add_progress_argument, add_rules_arguments, add_trust_argument,
-                      at_least, check_max_bid, is_whole, need_training_extra, prepare_out_dir, rules_from_args,
-                      run_command, span, whole_number, within)
+                      MAX_GAMES, at_least, check_max_bid, int_range, is_whole, need_training_extra, prepare_out_dir,
+                      rules_from_args, run_command, span, whole_number, within)
 from .journal import Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
 from .report import BASE_RULES_KEYS
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
@@ -307,7 +307,7 @@ def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jo
             rules: dict | None = None, trust: bool = False) -> dict:
     """Check every input of :func:`league` (loading each agent once); nothing is played."""
     specs = _check_agents(agents, num_players)
-    whole_number("games", games, 1)
+    whole_number("games", games, 1, MAX_GAMES)
     whole_number("seed", seed, 0)
     jobs = whole_number("jobs", default_jobs() if jobs is None else jobs, 1)
     base = dict(rules or {})
@@ -509,7 +509,7 @@ def add_league_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=within(PLAYER_COUNTS, "--players"), default=2, metavar="N",
                         help=f"players at each table, {span(PLAYER_COUNTS)}, at most the number of agents "
                              f"(default 2); every combination of N agents plays")
-    parser.add_argument("--games", type=at_least(1, "--games"), default=100, metavar="G",
+    parser.add_argument("--games", type=int_range(1, MAX_GAMES, "--games"), default=100, metavar="G",
                         help="games per table (default 100)")
     parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="S",
                         help="game i of every table uses deck seed S+i; also seeds the bootstrap (default 0)")

@@ -128,7 +128,7 @@ def agent_name(spec: str) -> str:
 
 def int_range(low: int, high: int | None, flag: str):
     """An argparse ``type``: a whole number from ``low`` to ``high`` (no upper bound for ``None``)."""
-    allowed = f"from {low} to {high}" if high is not None else f"of at least {low}"
+    allowed = f"from {low:,} to {high:,}" if high is not None else f"of at least {low}"
 
     # argparse prints "argument FLAG: " before the message
     def parse(text: str) -> int:
@@ -149,11 +149,18 @@ def is_whole(value) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def whole_number(name: str, value, low: int) -> int:
-    """``value`` if it is a whole number of at least ``low`` (a bool is not); ``ValueError`` naming
-    ``name`` otherwise. The Python-side twin of :func:`at_least`."""
-    if not is_whole(value) or value < low:
-        raise ValueError(f"{name} must be a whole number of at least {low}, got {value!r}")
+# Games a matchup (a level, a table) in one run: some 4 months of one core for the fastest agent.
+# Their chunks are listed before any is played, so a mistyped count used to eat memory silently.
+MAX_GAMES = 10_000_000
+MAX_WIDTH = 4096  # units in a hidden layer (algorithm.net_arch, ten distill train --width): 64 MB a square layer
+
+
+def whole_number(name: str, value, low: int, high: int | None = None) -> int:
+    """``value`` if it is a whole number from ``low`` (to ``high``, if given; a bool is not);
+    ``ValueError`` naming ``name`` otherwise. The Python-side twin of :func:`int_range`."""
+    if not is_whole(value) or value < low or (high is not None and value > high):
+        allowed = f"from {low:,} to {high:,}" if high is not None else f"of at least {low}"
+        raise ValueError(f"{name} must be a whole number {allowed}, got {value!r}")
     return value
 
 
@@ -351,7 +358,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=player_count, metavar="N",
                         help=f"with one --opponents agent: the table size, {span(PLAYER_COUNTS)}, "
                              f"that agent in every other seat")
-    parser.add_argument("--games", type=at_least(1, "--games"), default=200, metavar="N",
+    parser.add_argument("--games", type=int_range(1, MAX_GAMES, "--games"), default=200, metavar="N",
                         help="games per matchup (default 200)")
     parser.add_argument("--seed", type=at_least(0, "--seed"), default=0, metavar="N",
                         help="game i uses deck seed SEED+i (default 0)")
