@@ -86,6 +86,19 @@ def test_demo_is_reproducible(capsys):
     assert capsys.readouterr().out == first
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "heuristic", "--levels", "4", "--games", "1", "--deck-file", ""],
+     "the deck file's name is empty: give a JSON deck file, or leave it out for the bundled deck"),
+    (["train", ""], "the config file's name is empty: give a YAML file such as configs/quick.yaml"),
+    (["compare", "", "x"], "a report's name is empty: give ten eval's report.json, or the --out folder that holds it"),
+])
+def test_an_empty_file_name_is_said_to_be_empty(capsys, tmp_path, monkeypatch, argv, message):
+    """Path("") is the current folder: 'cannot be read: Is a directory', "config file '.' is a folder"."""
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"ten: error: {message}\n" and not any(tmp_path.iterdir())
+
+
 def test_bad_combination_is_a_one_line_error(capsys):
     assert main(["demo", "--jen", "7", "--players", "3"]) == 2
     captured = capsys.readouterr()

@@ -76,6 +76,9 @@ def test_shipped_configs_are_valid(name):
     ({"algorithm": {"batch_size": 100000}}, "batch_size .* must be at most"),
     ({"evaluation": {"final_levels": "3-12"}}, "evaluation.final_levels: levels '3-12'"),
     ({"train": {"reward": "score"}}, r"train.reward: Input should be 'win', 'margin' or 'outcome' \(got 'score'\)"),
+    # NaN was refused as above a bound it does not break; infinity passed a lower bound alone
+    ({"algorithm": {"learning_rate": "nan"}}, r"algorithm.learning_rate: Input should be a finite number \(got 'nan'\)"),
+    ({"algorithm": {"max_grad_norm": float("inf")}}, r"algorithm.max_grad_norm: Input should be a finite number"),
     # opponents made for another game's actions: said by the key, not when the envs are built or after training
     ({"rules": {"max_bid": 20}, "opponents": {"kind": "scripted", "agents": ["ppo-2p"]}},
      r"opponents.agents: 'ppo-2p' was made for rules.max_bid 40 \(132 actions\); rules.max_bid 20 gives 112"),

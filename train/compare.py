@@ -45,6 +45,8 @@ ROUGH = 25  # deals won by one agent only, below which the paired t interval is 
 def load_report(path) -> dict:
     """A ladder report from ``path`` (a ``report.json``, or the ``--out`` folder of ``ten eval`` that
     holds one), or ValueError saying what is wrong with the file."""
+    if not str(path):  # Path("") is the current folder
+        raise ValueError("a report's name is empty: give ten eval's report.json, or the --out folder that holds it")
     path = Path(path)
     if path.is_dir():
         if not (path / "report.json").is_file():

@@ -84,7 +84,9 @@ from .options import MAX_WIDTH, parse_levels
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # NaN and infinity are refused as what they are: "less than or equal to 1 (got 'nan')" named a bound
+    # that NaN does not break
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -560,6 +562,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def read_yaml(path: str | Path, what: str):
     """The data of the YAML file at ``path`` (``{}`` if it is empty); ``ValueError`` naming ``what``
     it is and why it cannot be read."""
+    if not str(path):  # Path("") is the current folder
+        raise ValueError(f"the {what}'s name is empty: give a YAML file such as configs/quick.yaml")
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder: give a YAML file such as configs/quick.yaml")
