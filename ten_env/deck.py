@@ -49,7 +49,8 @@ def load(path: str | Path | None = None) -> DeckSpec:
         return _bundled()
     path = str(path)
     if not path:  # Path("") is the current folder: "cannot be read: Is a directory"
-        raise DeckFileError("the deck file's name is empty: give a JSON deck file, or leave it out for the bundled deck")
+        raise DeckFileError("the deck file's name is empty: give a JSON deck file, or leave it out for the "
+                            "bundled deck")
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:

@@ -427,8 +427,9 @@ class Game:
             raise KeyError(f"payment {pay!r} in the {game.phase} phase")
         if (game.bust_kind is not None) != (game.phase == "bust" or paying_for == "bust"):
             raise KeyError(f"bust_kind {game.bust_kind!r} in the {game.phase} phase")
-        if pay and game.pay_for is not None and (game.pay_for[1] != game.auction_card if paying_for == "auction" else not (
-                C.is_number(game.pay_for[1]) and game.market[game.pay_for[1]])):
+        paid_for = game.pay_for[1] if pay and game.pay_for is not None else None
+        if paid_for is not None and (paid_for != game.auction_card if paying_for == "auction" else not (
+                C.is_number(paid_for) and game.market[paid_for])):
             raise KeyError(f"a payment for {pay['card']} ({paying_for}): it is for the auction's card, or for a "
                            "number card of the market")
         if game.solitaire and current == JEN_SEAT:  # JEN's moves are made inside act()

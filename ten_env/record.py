@@ -442,7 +442,8 @@ def _coin_gains(before: Game, after: Game, name: str, seat: int, active: int, sh
 def _turns(before: Game, after: Game, out: list, labels: list[str]) -> None:
     if after.phase == "final_buy" and (before.phase != "final_buy" or after.decider != before.decider):
         # the first final buy phase, unless the one before it only ended with a manual payment
-        first = before.phase != "final_buy" and not (before.phase == "pay" and before.pay_for is not None and before.pay_for[0] == "final_buy")
+        first = before.phase != "final_buy" and not (
+            before.phase == "pay" and before.pay_for is not None and before.pay_for[0] == "final_buy")
         text = ("the deck is empty: every player has one last buy phase. " if first else "") + \
             f"Final buy phase of {labels[after.decider]}"
         out.append({"kind": "final_buy", "seat": after.decider, "text": text})

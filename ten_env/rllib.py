@@ -150,7 +150,8 @@ class TenMultiAgentEnv(MultiAgentEnv):
         self._show()
         return {agent: self._observe(seat)}, {agent: {}}
 
-    def step(self, action_dict: dict) -> tuple[dict, dict, dict, dict, dict]:  # type: ignore[override]  # gymnasium.Env's single-agent step, which MultiAgentEnv's dicts replace
+    # type: ignore: gymnasium.Env's single-agent step, which MultiAgentEnv's dicts replace
+    def step(self, action_dict: dict) -> tuple[dict, dict, dict, dict, dict]:  # type: ignore[override]
         stepped = self._step(action_dict)
         self._show()
         return stepped

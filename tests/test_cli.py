@@ -112,7 +112,7 @@ def test_bad_combination_is_a_one_line_error(capsys):
 @pytest.mark.parametrize("argv", [["demo", "--players", "6"], ["demo", "--jen", "3"], ["nonsense"],
                                   ["eval", "heuristic", "--opponents", "jen:7", "--players", "7"],
                                   ["bench", "--seconds", "inf"], ["bench", "--seconds", "3601"],
-                                  ["play", "--level", "11"]])
+                                  ["play", "--level", "11"], ["train", "x.yaml", "--verbose", "x"]])
 def test_argument_errors_exit_with_status_2_in_one_line(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main(argv)

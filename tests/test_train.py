@@ -77,7 +77,8 @@ def test_shipped_configs_are_valid(name):
     ({"evaluation": {"final_levels": "3-12"}}, "evaluation.final_levels: levels '3-12'"),
     ({"train": {"reward": "score"}}, r"train.reward: Input should be 'win', 'margin' or 'outcome' \(got 'score'\)"),
     # NaN was refused as above a bound it does not break; infinity passed a lower bound alone
-    ({"algorithm": {"learning_rate": "nan"}}, r"algorithm.learning_rate: Input should be a finite number \(got 'nan'\)"),
+    ({"algorithm": {"learning_rate": "nan"}},
+     r"algorithm.learning_rate: Input should be a finite number \(got 'nan'\)"),
     ({"algorithm": {"max_grad_norm": float("inf")}}, r"algorithm.max_grad_norm: Input should be a finite number"),
     # opponents made for another game's actions: said by the key, not when the envs are built or after training
     ({"rules": {"max_bid": 20}, "opponents": {"kind": "scripted", "agents": ["ppo-2p"]}},
@@ -126,7 +127,8 @@ def test_a_key_the_run_never_reads_is_named_in_a_warning(tmp_path, capsys, name,
 
 @pytest.mark.parametrize("name, setting, quiet, note", [case for case in UNREAD_KEYS if case[0] != "rllib_jen"])
 def test_ten_train_prints_the_warning_before_its_first_refusal(tmp_path, capsys, name, setting, quiet, note):
-    """For the SB3 configs (an RLlib config's run imports Ray before its first refusal: seconds, for the same code path)."""
+    """For the SB3 configs (an RLlib config's run imports Ray before its first refusal: seconds, for the
+    same code path)."""
     unused = []
     load_config(CONFIGS / f"{name}.yaml", [setting], unused)
     (tmp_path / "file").write_text("")

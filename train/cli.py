@@ -30,7 +30,7 @@ from agents.registry import NAMES_HELP
 from ten_env import Rules
 from ten_env.rules import JEN_LEVELS, PAYMENTS, PLAYER_COUNTS
 
-from .options import (OPPONENT_COUNTS, TABLE_HELP, Parser, add_eval_arguments, add_trust_argument, at_least,
+from .options import (OPPONENT_COUNTS, TABLE_HELP, Parser, add_eval_arguments, add_trust_argument, at_least, int_range,
                       check_writable, parse_opponents, real_number, run_command, span, within)
 
 
@@ -170,7 +170,7 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace a run already in the output folder")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-eval", action="store_true", help="skip the final evaluation")
-    parser.add_argument("--verbose", type=int, default=0, choices=(0, 1, 2),
+    parser.add_argument("--verbose", type=int_range(0, 2, "--verbose"), default=0, metavar="{0,1,2}",
                         help="1 or 2: SB3's verbosity (rllib: none), and a line each time the curriculum climbs "
                              "(both backends)")
     parser.add_argument("--address", metavar="HOST:PORT",

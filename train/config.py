@@ -426,7 +426,9 @@ _SECTIONS: dict[str, type[BaseModel]] = {
     "": Config, "rules": RulesConfig, "algorithm": AlgorithmConfig, "train": TrainConfig,
     "evaluation": EvaluationConfig, "output": OutputConfig, "ray": RayConfig, "opponents.curriculum": Curriculum,
 }
-_OPPONENT_KINDS: dict[str, type[BaseModel]] = {"jen": JenOpponents, "scripted": ScriptedOpponents, "selfplay": SelfPlayOpponents}
+_OPPONENT_KINDS: dict[str, type[BaseModel]] = {
+    "jen": JenOpponents, "scripted": ScriptedOpponents, "selfplay": SelfPlayOpponents,
+}
 
 
 def _describe(error) -> str:

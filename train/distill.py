@@ -626,7 +626,8 @@ def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.nd
     file twice, files over the same seeds, a player's and the search's games of it) go to the
     same side, so the validation loss is measured on deals training never met. Each deal is
     named by the first file that holds it, so files over distinct seeds split as games did."""
-    first: dict[tuple[int, int], tuple[int, int, int]] = {}  # (level, deck seed) -> (file, game) of the first file that holds it
+    # (level, deck seed) -> (file, game) of the first file that holds it
+    first: dict[tuple[int, int], tuple[int, int, int]] = {}
     per_file = []
     for i, d in enumerate(datasets):
         pairs = np.stack([d["arrays"]["level"].astype(np.int64), d["arrays"]["game"].astype(np.int64)], axis=1)
