@@ -713,8 +713,15 @@ def _difference(replayed: object, recorded: object, path: str = "") -> str | Non
     if replayed == recorded and isinstance(replayed, bool) == isinstance(recorded, bool):
         return None
 
-    def short(value: object) -> str:
-        text = json.dumps(value)
-        return text if len(text) <= 40 else text[:37] + "..."
+    mine, theirs = json.dumps(recorded), json.dumps(replayed)
+    # Long values are shown from a little before their first difference: cut at the same place
+    # from the start, two long names (or lists) read the same.
+    first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+    start = max(0, first - 15) if max(len(mine), len(theirs)) > 40 else 0
 
-    return f"{path.rstrip('.') or 'it'} is {short(recorded)} in the record, {short(replayed)} when played again"
+    def short(text: str) -> str:
+        if len(text) <= 40 and not start:
+            return text
+        return ("..." if start else "") + text[start:start + 37] + ("..." if start + 37 < len(text) else "")
+
+    return f"{path.rstrip('.') or 'it'} is {short(mine)} in the record, {short(theirs)} when played again"

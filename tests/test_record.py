@@ -295,6 +295,16 @@ def _edit_move(record):
             f"in the record, \"draw\" when played again")
 
 
+def test_two_long_values_that_differ_are_shown_where_they_differ():
+    """Both were cut at 37 characters from their start: two long names differing at the end read alike."""
+    from ten_env.record import _difference
+
+    name = "a very long name for a player, written by hand"
+    assert _difference({"name": name + "!"}, {"name": name + "?"}) == (
+        'name is ...written by hand?" in the record, ...written by hand!" when played again')
+    assert _difference({"n": 3}, {"n": 4}) == "n is 4 in the record, 3 when played again"  # short: whole
+
+
 def _no_result(record):
     record["result"] = None
     return f"the record gives no result, but its game is over after its {len(record['steps'])} steps"
