@@ -19,14 +19,27 @@ from __future__ import annotations
 import inspect
 import os
 import traceback
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FunctionType, MethodType
+from typing import Protocol
 
 import numpy as np
 
 from ten_env import cards as C
 from ten_env import payment
 from ten_env.actions import action_names, is_index
+from ten_env.single_agent import Policy
+
+
+class SupportsAct(Protocol):
+    """Anything with ``act(observation, info) -> action``: an :class:`Agent`, or your own object."""
+
+    def act(self, observation: dict, info: dict) -> int: ...
+
+
+Player = SupportsAct | Policy
 
 
 class Agent:
@@ -43,7 +56,7 @@ class Agent:
     def __call__(self, observation: dict, info: dict) -> int:
         return self.act(observation, info)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
 
@@ -57,7 +70,8 @@ def snapshot_of(info: dict | None) -> dict:
     return info["snapshot"]
 
 
-def observation_parts(observation, info: dict | None, agent: str = "an agent") -> tuple[np.ndarray, np.ndarray]:
+def observation_parts(observation: dict | np.ndarray, info: dict | None,
+                      agent: str = "an agent") -> tuple[np.ndarray, np.ndarray]:
     """The observation vector and the action mask, from either environment's view, for ``agent``
     (its name, in the errors) to choose a move from: a mask with no legal action is refused, as
     ``observe()`` gives it to a seat whose turn it is not.
@@ -96,7 +110,7 @@ def wealth(player: dict, duplicates_only: bool = False) -> int:
     return payment.wealth(player["coins"], player["bust_tokens"], hand_counts(player), duplicates_only)
 
 
-def agent_label(agent) -> str:
+def agent_label(agent: object) -> str:
     """How an agent object is named to a person: its ``name``, but not the ``"agent"`` every
     :class:`Agent` inherits (two bots would read as one), else its class's or its function's."""
     name = getattr(agent, "name", None)
@@ -111,7 +125,8 @@ class AgentFailed(RuntimeError):
     traceback). This project's own agents are not yours: their errors keep their traceback."""
 
     @classmethod
-    def choosing(cls, agent, seat: int | None, exc: Exception, call: str | None = None) -> "AgentFailed | None":
+    def choosing(cls, agent: object, seat: int | None, exc: Exception,
+                 call: str | None = None) -> "AgentFailed | None":
         """The failure of ``agent``'s code (in its ``call``, if not its move), or ``None`` for one of
         this project's agents."""
         if _is_ours(agent):
@@ -126,14 +141,14 @@ class AgentFailed(RuntimeError):
                    + "".join(f" ({_place(frame.filename)}, line {frame.lineno})" for frame in where))
 
     @classmethod
-    def refused(cls, agent, seat: int, exc: ValueError) -> "AgentFailed | None":
+    def refused(cls, agent: object, seat: int, exc: ValueError) -> "AgentFailed | None":
         """``agent``'s move refused by the game (``exc``), or ``None`` for one of this project's agents."""
         if _is_ours(agent):
             return None
         return cls(f"the agent {agent_label(agent)} (seat {seat}) chose a move the game refuses: {exc}")
 
 
-def move_of(agent, seat: int, observation: dict, info: dict) -> int:
+def move_of(agent: Player, seat: int, observation: dict, info: dict) -> int:
     """``agent``'s move (its ``act``, or the policy function itself) in ``seat``; where your agent's
     code raises, :class:`AgentFailed` saying so in one line, the error as its cause."""
     act = agent.act if hasattr(agent, "act") else agent
@@ -142,7 +157,7 @@ def move_of(agent, seat: int, observation: dict, info: dict) -> int:
 
 
 @contextmanager
-def failures_of(agent, seat: int | None, call: str | None = None):
+def failures_of(agent: object, seat: int | None, call: str | None = None) -> Iterator[None]:
     """Around a call of ``agent``'s code (its move, or ``call``): an error your agent's code raises
     as :class:`AgentFailed`, the error as its cause."""
     try:
@@ -155,7 +170,7 @@ def failures_of(agent, seat: int | None, call: str | None = None):
 
 
 @contextmanager
-def refusals_of(agent, seat: int):
+def refusals_of(agent: object, seat: int) -> Iterator[None]:
     """Around the game's ``act`` with ``agent``'s move: the engine's refusal of it (a ``ValueError``,
     the game unchanged) as :class:`AgentFailed` where the agent is yours."""
     try:
@@ -167,7 +182,7 @@ def refusals_of(agent, seat: int):
         raise failed from exc
 
 
-def checked_move(agent, observation: dict, info: dict) -> int:
+def checked_move(agent: Player, observation: dict, info: dict) -> int:
     """:func:`move_of` for a seat whose moves a caller plays without the engine's refusal reaching
     the person (a training env's opponents, on SB3's worker processes): a move of your agent's that
     the mask does not allow is :class:`AgentFailed` here, before the game sees it."""
@@ -190,7 +205,7 @@ class CheckedAgent(Agent):
     (:func:`checked_move`), so that an error in your agent's code, or a move the game refuses, stops
     the run in one line (:class:`AgentFailed`)."""
 
-    def __init__(self, agent):
+    def __init__(self, agent: Player) -> None:
         self.agent, self.name = agent, agent_label(agent)
 
     def reset(self, seed: int | None = None) -> None:
@@ -202,12 +217,12 @@ class CheckedAgent(Agent):
         return checked_move(self.agent, observation, info)
 
 
-def _defined_by(agent):
+def _defined_by(agent: object) -> FunctionType | MethodType | type:
     """The class or function whose code ``agent`` runs."""
     return agent if inspect.isfunction(agent) or inspect.ismethod(agent) else type(agent)
 
 
-def _is_ours(agent) -> bool:
+def _is_ours(agent: object) -> bool:
     """Whether ``agent`` is one of this project's (defined in ``ten_env``, ``agents`` or ``train``)."""
     return (getattr(_defined_by(agent), "__module__", None) or "").partition(".")[0] in ("ten_env", "agents",
                                                                                           "train")
@@ -220,7 +235,7 @@ def _place(filename: str) -> str:
     return "a notebook cell" if path.parent.name.startswith("ipykernel_") else path.name
 
 
-def _source_file(agent) -> str | None:
+def _source_file(agent: object) -> str | None:
     try:
         file = inspect.getsourcefile(_defined_by(agent))
     except (TypeError, OSError):  # a built-in, or a class made at the prompt

@@ -73,7 +73,7 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ draw phase
 
-    def _draw_or_stop(self, snap, me, hand, mask, coin) -> int:
+    def _draw_or_stop(self, snap: dict, me: dict, hand: list[int], mask: np.ndarray, coin: float) -> int:
         if not (mask[STOP_NUMBERS] or mask[STOP_CURRENCY]):
             return DRAW
         numbers = [C.parse(c) for c in snap["tableau"] if not c.startswith("$")]
@@ -131,7 +131,7 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ auctions and buys
 
-    def _bid(self, snap, me, hand, mask, coin) -> int:
+    def _bid(self, snap: dict, me: dict, hand: list[int], mask: np.ndarray, coin: float) -> int:
         bids = np.flatnonzero(mask[BID_BASE + 1 :])
         if bids.size == 0:
             return PASS
@@ -144,7 +144,7 @@ class HeuristicAgent(Agent):
             return BID_BASE + lowest
         return PASS
 
-    def _buy(self, snap, me, hand, mask, coin) -> int:
+    def _buy(self, snap: dict, me: dict, hand: list[int], mask: np.ndarray, coin: float) -> int:
         money = wealth(me, duplicates_only=True)
         base = worth(hand)
         best, best_gain = PASS, 0.0
@@ -164,7 +164,7 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ manual payment
 
-    def _pay(self, snap, me, hand) -> int:
+    def _pay(self, snap: dict, me: dict, hand: list[int]) -> int:
         """Pay as automatic payment would (:func:`ten_env.payment.automatic`), one item at a time:
         a bust token first (the plan's waste is already counted), then cards, then coins."""
         owed = snap["payment"]

@@ -28,7 +28,7 @@ class JenAgent(Agent):
         self.level = int(level)
         self.name = f"jen:{level}"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"JenAgent({self.level})"
 
     def view(self, snapshot: dict) -> jen.JenView:

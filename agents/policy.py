@@ -10,6 +10,7 @@ project never needs them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,7 @@ class PolicyAgent(Agent):
     """
 
     path: Path | None  # None for a model made in memory (from_model)
+    model: Any
 
     def __init__(self, path: str | Path, name: str | None = None, trust: bool = False):
         """Load the model at ``path`` (``.zip`` may be left out).
@@ -77,7 +79,7 @@ class PolicyAgent(Agent):
         self.name = name or path.stem
 
     @classmethod
-    def from_model(cls, model, name: str = "model") -> "PolicyAgent":
+    def from_model(cls, model: Any, name: str = "model") -> "PolicyAgent":
         """An agent around a model already in memory (e.g. during training)."""
         agent = object.__new__(cls)
         agent.model, agent.path, agent.name = model, None, name
@@ -91,7 +93,7 @@ class PolicyAgent(Agent):
             raise ValueError(f"no pretrained model {name!r}; available: {', '.join(shipped_models()) or 'none'}")
         return cls(path, name=name, trust=trust)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PolicyAgent({str(self.path)!r})"
 
     def act(self, observation: dict, info: dict | None = None) -> int:
@@ -118,7 +120,7 @@ class PolicyAgent(Agent):
         """Whether the network takes the derived features (:mod:`ten_env.features`) after the observation."""
         return getattr(self.model.observation_space, "shape", None) == (F.EXTENDED_SIZE,)
 
-    def _network_input(self, observations):
+    def _network_input(self, observations: np.ndarray) -> np.ndarray:
         return F.extend(observations) if self.derived_features else observations
 
     def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,7 +135,8 @@ class PolicyAgent(Agent):
         assert value is not None  # asked for
         return probs, value
 
-    def _forward(self, observations, masks: np.ndarray, values: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    def _forward(self, observations: np.ndarray, masks: np.ndarray,
+                 values: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """:meth:`evaluate`'s probabilities, and its values if asked for."""
         import torch
 
@@ -165,7 +168,7 @@ class PolicyAgent(Agent):
             return probs, policy.value_net(latent_vf).cpu().numpy()[:, 0] if values else None
 
 
-def _plain_maskable(policy) -> bool:
+def _plain_maskable(policy: object) -> bool:
     """Whether ``policy`` computes its distribution and values as sb3-contrib's
     ``MaskableActorCriticPolicy`` does (true of every model this project trains or ships)."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy

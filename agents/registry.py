@@ -17,12 +17,15 @@ import os
 import re
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ten_env.env import check_seed
 from ten_env.rules import JEN_LEVELS
 
+from .base import Player
 from .heuristic import HeuristicAgent
 from .jen import JenAgent
 from .policy import PRETRAINED_DIR, PolicyAgent, shipped_models
@@ -45,7 +48,7 @@ _FILE_ENTRY = re.compile(r"(.+\.py):([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 SEARCH_OPTIONS = {"chance": CHANCE}
 
 
-def make_agent(spec: str, seed: int | None = None, trust: bool = False):
+def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Player:
     """The agent named by ``spec``; ``ValueError`` naming the allowed forms otherwise.
 
     ``trust=True`` lets a model file that only unpickling can load be loaded that way
@@ -90,7 +93,7 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False):
                      f"{', '.join(shipped_models())})")
 
 
-def is_entry_point(spec) -> bool:
+def is_entry_point(spec: object) -> bool:
     """Whether :func:`make_agent` reads ``spec`` as your own agent's ``<module>:<name>`` or
     ``<file.py>:<name>`` (every other kind of name is tried first)."""
     if not isinstance(spec, str):
@@ -101,7 +104,7 @@ def is_entry_point(spec) -> bool:
     return bool(_FILE_ENTRY.fullmatch(spec) or _MODULE_ENTRY.fullmatch(spec))
 
 
-def load_entry_point(spec: str, seed: int | None = None):
+def load_entry_point(spec: str, seed: int | None = None) -> Player:
     """Your own agent, named ``<module>:<name>`` or ``<file.py>:<name>``, as Gymnasium names an
     env's entry point. The module is imported as Python imports it, the current folder first (as
     ``python -m`` would; so ``ten`` finds a ``bots.py`` beside you, and so does each worker of
@@ -124,7 +127,7 @@ def load_entry_point(spec: str, seed: int | None = None):
         where = f"the file {match[1]!r}"
         module_name = f"_ten_agent_{file.stem}_{hashlib.sha256(str(file).encode()).hexdigest()[:12]}"
 
-        def load():
+        def load() -> ModuleType:
             module = sys.modules.get(module_name)
             if module is None:
                 _put_first_on_path(str(file.parent))  # as a script: its neighbours can be imported
@@ -145,7 +148,7 @@ def load_entry_point(spec: str, seed: int | None = None):
         module_name, attr = entry.groups()
         where = f"the module {module_name!r}"
 
-        def load():
+        def load() -> ModuleType:
             _put_first_on_path(str(Path.cwd()))
             return importlib.import_module(module_name)
 
@@ -179,7 +182,7 @@ def load_entry_point(spec: str, seed: int | None = None):
     return agent
 
 
-def as_agent(target, what: str):
+def as_agent(target: Any, what: str) -> Player:
     """The agent ``target`` stands for: a class made with no arguments, a function that takes none
     called (a factory), an agent (with ``act(observation, info)``) or a policy function
     ``(observation, info) -> action`` as it is; ``ValueError`` saying why not, naming it ``what``."""
@@ -209,7 +212,7 @@ def _put_first_on_path(folder: str) -> None:
         sys.path.insert(0, folder)
 
 
-def _binds(function, *args) -> bool:
+def _binds(function: Callable[..., object], *args: object) -> bool:
     """Whether ``function`` can be called with ``args``; true where no signature can be read."""
     try:
         inspect.signature(function).bind(*args)
@@ -220,14 +223,14 @@ def _binds(function, *args) -> bool:
     return True
 
 
-def _signature(function) -> str:
+def _signature(function: Callable[..., object]) -> str:
     try:
         return str(inspect.signature(function))
     except ValueError:
         return "(...)"
 
 
-def _factory(function) -> bool:
+def _factory(function: Callable[..., object]) -> bool:
     """Whether ``function`` is a factory (called with no arguments) rather than a policy
     ``(observation, info)``: one that takes both arguments is a policy, even with defaults."""
     try:
@@ -269,7 +272,7 @@ def entry_point_file(spec: str) -> str | None:
         return str(file)
 
 
-def _on_disk(path, check=Path.exists) -> bool:
+def _on_disk(path: str | Path, check: Callable[[Path], bool] = Path.exists) -> bool:
     """``check(Path(path))``, false for a name no file can have (too long, a NUL in it): such a
     name is then refused as an unknown agent, not with the file system's error."""
     try:
@@ -278,19 +281,20 @@ def _on_disk(path, check=Path.exists) -> bool:
         return False
 
 
-def network_of(agent):
-    """The network an agent plays, or searches with; ``None`` for a scripted agent or a rollout search."""
+def network_of(agent: object) -> object:
+    """What holds the network an agent plays or searches with, as its ``model``: the agent itself, or
+    a search's network (``None`` for a search with rollouts only)."""
     return agent.model if isinstance(agent, SearchAgent) else agent
 
 
-def action_count(agent) -> int | None:
+def action_count(agent: object) -> int | None:
     """The number of actions the network an agent plays, or searches with, was made for (it fixes the
     game's ``max_bid``); ``None`` for a scripted agent or a search with rollouts only."""
     n = getattr(getattr(getattr(network_of(agent), "model", None), "action_space", None), "n", None)
     return None if n is None else int(n)
 
 
-def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
+def _search_agent(spec: str, kind: str, seed: int | None, trust: bool) -> SearchAgent:
     """``search``, ``search:<budget>``, ``search:<model>:<budget>``, ``search:<model>`` (and ``oracle...``),
     each optionally followed by ``:<option>=<value>`` parts (``SEARCH_OPTIONS``)."""
     parts = spec.split(":")[1:]
@@ -337,6 +341,7 @@ def _search_agent(spec: str, kind: str, seed: int | None, trust: bool):
         raise ValueError(f"agent {spec!r}: the oracle plays the true deck order, so its chance can only be sampled")
     if len(parts) > 2:
         raise ValueError(f"agent {spec!r}: write {usage}")
+    model: Player | None
     budget, model = DEFAULT_BUDGET, None
     # With two parts the second can only be the budget; with one, a number is a budget, anything else a model.
     if len(parts) == 2 or (parts and parts[-1].lstrip("+-").isdigit()):

@@ -28,10 +28,15 @@ import json
 import logging
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ten_env import observation as O
 
 from .base import Agent, observation_parts
+
+if TYPE_CHECKING:
+    from gymnasium import spaces
+    from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 
 #: The RLlib module that ``ten train`` trains; the checkpoint's path to it.
 LEARNER = "learner"
@@ -40,12 +45,12 @@ CARD = "model.json"
 TRUSTED_WARNING = "unpickling the RLlib checkpoint"  # what a trusted load warns, before the path
 
 
-def is_checkpoint(path) -> bool:
+def is_checkpoint(path: str | Path) -> bool:
     """Whether ``path`` is an RLlib algorithm checkpoint folder."""
     return (Path(path) / "rllib_checkpoint.json").is_file()
 
 
-def read_card(path) -> dict:
+def read_card(path: str | Path) -> dict:
     """The plain card of the checkpoint at ``path`` (``model.json`` in it or beside it), or ``{}``."""
     path = Path(path)
     for card in (path / CARD, path.parent / CARD, path.parent.parent / CARD):
@@ -59,7 +64,7 @@ def read_card(path) -> dict:
     return {}
 
 
-def check_card(path, card: dict) -> None:
+def check_card(path: str | Path, card: dict) -> None:
     """A checkpoint whose card names another observation size is refused, saying why."""
     shape = card.get("observation_shape")
     if shape is not None and not (isinstance(shape, list) and all(isinstance(n, int) for n in shape)):
@@ -81,6 +86,7 @@ class RLlibPolicyAgent(Agent):
     """
 
     path: Path | None  # None for a module made in memory (from_module)
+    action_space: spaces.Discrete
 
     def __init__(self, path: str | Path, name: str | None = None, trust: bool = False):
         path = Path(path)
@@ -108,26 +114,26 @@ class RLlibPolicyAgent(Agent):
         if shape != (O.SIZE,):
             raise ValueError(f"checkpoint {str(path)!r} was trained for observations of shape {shape}, "
                              f"but ten_env observations have shape ({O.SIZE},): train it again with this version")
-        self._setup(module, name or _default_name(path))
+        self._setup(module, name or _default_name(path))  # type: ignore[arg-type]  # ten train's: a TorchRLModule
         self.path = path
 
     @classmethod
-    def from_module(cls, module, name: str = "model") -> "RLlibPolicyAgent":
+    def from_module(cls, module: TorchRLModule, name: str = "model") -> "RLlibPolicyAgent":
         """An agent around a module in memory (e.g. during training)."""
         agent = object.__new__(cls)
         agent._setup(module, name)
         agent.path = None
         return agent
 
-    def _setup(self, module, name: str) -> None:
+    def _setup(self, module: TorchRLModule, name: str) -> None:
         import torch
 
         self.module, self.name, self._torch = module, name, torch
         module.eval()
         self.model = self  # what ten eval reads: model.action_space.n checks max_bid
-        self.action_space = module.action_space
+        self.action_space = module.action_space  # type: ignore[assignment]  # RLModule types it Optional[Space]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"RLlibPolicyAgent({str(self.path)!r})"
 
     def act(self, observation: dict, info: dict | None = None) -> int:

@@ -45,7 +45,16 @@ import re
 import warnings
 import zipfile
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.type_aliases import GymEnv
 
 SERIALIZED = ":serialized:"
 
@@ -87,11 +96,11 @@ class UnsafeModelError(ValueError):
     """The file has an entry that only unpickling could rebuild (running code from the file)."""
 
 
-def _one_line(text) -> str:
+def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
-def _short(value, limit: int = 80) -> str:
+def _short(value: object, limit: int = 80) -> str:
     text = _one_line(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -107,18 +116,18 @@ def _weights_refusal(exc: Exception) -> str:
     return _short(re.sub(r"\x1b\[[0-9;]*m", "", found.group(1) if found else text), 160)
 
 
-def _not_a_model(path, reason: str) -> ValueError:
+def _not_a_model(path: str | Path, reason: str) -> ValueError:
     return ValueError(f"{str(path)!r} is not a MaskablePPO model file: {_one_line(reason)}")
 
 
-def _unsafe(path, entry: str, value, why: str) -> UnsafeModelError:
+def _unsafe(path: str | Path, entry: str, value: object, why: str) -> UnsafeModelError:
     return UnsafeModelError(
         f"refusing to load {str(path)!r}: its entry {entry!r} ({_short(value)}) {why}, and only "
         f"unpickling it, which runs code from the file, could rebuild it; {HOW_TO_TRUST}"
     )
 
 
-def is_serialized(value) -> TypeGuard[dict]:
+def is_serialized(value: object) -> TypeGuard[dict]:
     return isinstance(value, dict) and SERIALIZED in value
 
 
@@ -130,7 +139,7 @@ def is_serialized(value) -> TypeGuard[dict]:
 MAX_ENTRY_BYTES = {"data": 16 << 20, "policy.pth": 256 << 20, "policy.optimizer.pth": 512 << 20}
 
 
-def _archive(path):
+def _archive(path: str | Path) -> zipfile.ZipFile:
     path = Path(path)
     if path.exists() and not path.is_file():
         raise ValueError(f"model file {str(path)!r} is not a file")
@@ -142,7 +151,7 @@ def _archive(path):
         raise _not_a_model(path, f"not a zip archive ({exc})") from None
 
 
-def _read_entry(path, archive, name: str) -> bytes:
+def _read_entry(path: str | Path, archive: zipfile.ZipFile, name: str) -> bytes:
     """The entry ``name``, unpacked, refused first if it says it unpacks to more than
     :data:`MAX_ENTRY_BYTES` allows (zipfile stops at the size an entry declares)."""
     size = archive.getinfo(name).file_size  # KeyError when it is not there
@@ -156,7 +165,7 @@ class _TooLarge(ValueError):
     """An entry too large to unpack (said as it is, not as an entry that cannot be read)."""
 
 
-def read_data(path) -> dict:
+def read_data(path: str | Path) -> dict:
     """The file's ``data`` entry as plain JSON (no blob decoded); ``ValueError`` if missing or damaged."""
     with _archive(path) as archive:
         try:
@@ -178,7 +187,17 @@ def read_data(path) -> dict:
     return data
 
 
-def read_tensors(path, name: str, required: bool = True, device="cpu"):
+@overload
+def read_tensors(path: str | Path, name: str, required: Literal[True] = True, device: str = "cpu") -> dict[str, Any]:
+    ...
+
+
+@overload
+def read_tensors(path: str | Path, name: str, required: bool, device: str = "cpu") -> dict[str, Any] | None:
+    ...
+
+
+def read_tensors(path: str | Path, name: str, required: bool = True, device: str = "cpu") -> dict[str, Any] | None:
     """The state dict ``<name>.pth`` of the file, read with ``weights_only=True``; ``None`` if absent
     and not ``required``."""
     import torch
@@ -221,7 +240,7 @@ def _function_owners(entry: dict) -> set[str]:
     return owners
 
 
-def _check_class(path, data: dict, entry: str, expected: str, module: str) -> None:
+def _check_class(path: str | Path, data: dict, entry: str, expected: str, module: str) -> None:
     value = data.get(entry)
     if value is None:
         return
@@ -234,7 +253,7 @@ def _check_class(path, data: dict, entry: str, expected: str, module: str) -> No
         raise _unsafe(path, entry, f"{named} from {declared}", f"is not {expected}")
 
 
-def observation_space(path, data: dict):
+def observation_space(path: str | Path, data: dict) -> spaces.Box:
     """ten_env's observation space, after checking the file's plain ``_shape``."""
     import numpy as np
     from gymnasium import spaces
@@ -248,7 +267,7 @@ def observation_space(path, data: dict):
     return spaces.Box(low=low, high=high, dtype=np.float32)
 
 
-def check_observation_shape(path, shape) -> None:
+def check_observation_shape(path: str | Path, shape: tuple[int, ...] | None) -> None:
     """``ValueError`` unless a model of observation ``shape`` plays ten_env: the observation, or the
     observation with the derived features (:mod:`ten_env.features`)."""
     from ten_env import features as F
@@ -262,7 +281,7 @@ def check_observation_shape(path, shape) -> None:
         )
 
 
-def observation_shape(path, data: dict | None = None) -> tuple:
+def observation_shape(path: str | Path, data: dict | None = None) -> tuple:
     """The observation shape the file was trained for, from the plain fields of ``observation_space``."""
     data = read_data(path) if data is None else data
     entry = data.get("observation_space")
@@ -279,7 +298,7 @@ def observation_shape(path, data: dict | None = None) -> tuple:
     return tuple(shape)
 
 
-def action_space(path, data: dict):
+def action_space(path: str | Path, data: dict) -> spaces.Discrete:
     """``Discrete(n)`` from the file's plain ``n``, checked against ten_env's action counts."""
     from gymnasium import spaces
 
@@ -309,7 +328,7 @@ def action_space(path, data: dict):
     return spaces.Discrete(n)
 
 
-def _torch_class(value, module, names: tuple[str, ...]):
+def _torch_class(value: object, module: ModuleType, names: tuple[str, ...]) -> type | None:
     """The class of ``module`` whose name or ``str(cls)`` is ``value``, among ``names``; else ``None``."""
     if not isinstance(value, str):
         return None
@@ -320,7 +339,7 @@ def _torch_class(value, module, names: tuple[str, ...]):
     return None
 
 
-def _plain_json(value, depth: int = 0) -> bool:
+def _plain_json(value: object, depth: int = 0) -> bool:
     """Plain JSON values, nested at most 32 deep (no setting nests deeper; a crafted one would
     exhaust the recursion)."""
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -337,8 +356,8 @@ def _plain_json(value, depth: int = 0) -> bool:
 MAX_LAYERS, MAX_LAYER_SIZE = 16, 4096  # a plain file cannot ask for an absurdly large network
 
 
-def _net_arch(value) -> bool:
-    def layers(v):
+def _net_arch(value: object) -> bool:
+    def layers(v: object) -> bool:
         return isinstance(v, list) and len(v) <= MAX_LAYERS and all(
             isinstance(x, int) and not isinstance(x, bool) and 0 < x <= MAX_LAYER_SIZE for x in v)
 
@@ -346,7 +365,7 @@ def _net_arch(value) -> bool:
                              and all(layers(v) for v in value.values()))
 
 
-def policy_kwargs_from_data(path, data: dict) -> dict:
+def policy_kwargs_from_data(path: str | Path, data: dict) -> dict:
     """``policy_kwargs`` rebuilt from plain values: the entry itself when SB3 could store it as
     JSON, or the plain fields SB3 writes beside the blob when it held a class.
 
@@ -400,7 +419,7 @@ def policy_kwargs_from_data(path, data: dict) -> dict:
     return kwargs
 
 
-def _constant_schedule(path, data: dict, entry_name: str, required: bool):
+def _constant_schedule(path: str | Path, data: dict, entry_name: str, required: bool) -> float | None:
     """The value of a constant schedule, from its plain ``value_schedule`` field or a plain number."""
     entry = data.get(entry_name)
     if entry is None and not required:
@@ -421,7 +440,7 @@ def _constant_schedule(path, data: dict, entry_name: str, required: bool):
 # ---------------------------------------------------------------------------- loading
 
 
-def load_policy(path, device: str = "cpu"):
+def load_policy(path: str | Path, device: str = "cpu") -> MaskableActorCriticPolicy:
     """The trained policy network of a model file, without unpickling anything.
 
     Returns a ``MaskableActorCriticPolicy`` (its ``predict(obs, action_masks=...,
@@ -455,7 +474,7 @@ def declared_parameters(kwargs: dict, observation_size: int, num_actions: int) -
         arch = {"pi": [64, 64], "vf": [64, 64]}
     pi, vf = (arch, arch) if isinstance(arch, list) else (arch.get("pi", []), arch.get("vf", []))
 
-    def mlp(layers, outputs):
+    def mlp(layers: list[int], outputs: int) -> int:
         total, width = 0, observation_size
         for size in [*layers, outputs]:
             total, width = total + width * size + size, size
@@ -464,7 +483,8 @@ def declared_parameters(kwargs: dict, observation_size: int, num_actions: int) -
     return mlp(pi, num_actions) + mlp(vf, 1)
 
 
-def _check_size(path, weights: dict, kwargs: dict, obs_space, act_space) -> None:
+def _check_size(path: str | Path, weights: dict, kwargs: dict, obs_space: spaces.Box,
+                act_space: spaces.Discrete) -> None:
     """Weights of another size than the network the data describes are refused before that
     network is built (a file may declare a huge one beside a few weights)."""
     held = sum(t.numel() for t in weights.values() if hasattr(t, "numel"))
@@ -474,7 +494,7 @@ def _check_size(path, weights: dict, kwargs: dict, obs_space, act_space) -> None
                                  f"({held:,} numbers for {declared:,}: policy arguments {_short(kwargs)})")
 
 
-def _load_state(path, module, weights, kwargs) -> None:
+def _load_state(path: str | Path, module: torch.nn.Module, weights: dict[str, Any], kwargs: dict) -> None:
     try:
         module.load_state_dict(weights, strict=True)
     except Exception as exc:
@@ -488,7 +508,7 @@ RESUME_HINT = ("training cannot go on from it without running its code: start th
                "(ten train --overwrite)")
 
 
-def load_model(path, env, device: str = "cpu", **attributes):
+def load_model(path: str | Path, env: GymEnv, device: str = "cpu", **attributes: object) -> Any:
     """A full ``MaskablePPO`` for further training (``ten train --resume``), without unpickling;
     see :func:`_load_model`. There is no trusted variant."""
     try:
@@ -497,7 +517,7 @@ def load_model(path, env, device: str = "cpu", **attributes):
         raise UnsafeModelError(str(exc).replace(HOW_TO_TRUST, RESUME_HINT)) from None
 
 
-def _load_model(path, env, device: str = "cpu", **attributes):
+def _load_model(path: str | Path, env: GymEnv, device: str = "cpu", **attributes: object) -> MaskablePPO:
     """A full ``MaskablePPO`` for further training (``ten train --resume``), without unpickling.
 
     ``env`` (a VecEnv or env with ten_env's spaces) replaces the saved spaces, as in
@@ -567,7 +587,7 @@ def _load_model(path, env, device: str = "cpu", **attributes):
     return model
 
 
-def load_trusted(path, device: str = "cpu", **kwargs):
+def load_trusted(path: str | Path, device: str = "cpu", **kwargs: Any) -> MaskablePPO:
     """``MaskablePPO.load``: unpickles the file's entries, which runs any code they hold. Warns."""
     from sb3_contrib import MaskablePPO
 
@@ -581,7 +601,7 @@ def load_trusted(path, device: str = "cpu", **kwargs):
         raise _not_a_model(path, str(exc)) from None
 
 
-def model_card(model, **extra) -> dict:
+def model_card(model: MaskablePPO, **extra: object) -> dict:
     """Plain facts about a model for the card saved beside it (``model.json``): the policy arguments
     as plain values, the spaces, the step count."""
     from ten_env.actions import max_bid_for
@@ -590,12 +610,12 @@ def model_card(model, **extra) -> dict:
     plain = {}
     for key, value in kwargs.items():
         plain[key] = value.__name__ if isinstance(value, type) else value
-    n = int(model.action_space.n)
+    n = int(model.action_space.n)  # type: ignore[attr-defined]  # SB3 types it as any Space; ours is a Discrete
     return {
         "algorithm": "MaskablePPO (sb3-contrib)",
         "policy": POLICY_CLASS,
         "policy_kwargs": plain,
-        "observation_shape": list(model.observation_space.shape),
+        "observation_shape": list(model.observation_space.shape),  # type: ignore[arg-type]  # a Box's is never None
         "num_actions": n,
         "max_bid": max_bid_for(n),
         "training_steps": int(model.num_timesteps),

@@ -58,7 +58,8 @@ import math
 import numbers
 import random
 from collections import Counter
-from typing import Any, NamedTuple, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
@@ -81,6 +82,9 @@ from ten_env.game import bust_by
 from ten_env.scoring import hand_score
 
 from .base import Agent, observation_parts, snapshot_of
+
+if TYPE_CHECKING:
+    from .policy import PolicyAgent
 
 DEFAULT_BUDGET = 100  # simulations per decision
 # A typo's guard, not a limit of the method: at about 0.4 ms a simulation with a network and
@@ -162,12 +166,12 @@ def _gain(hand: list[int], card: int, before: int | None = None) -> int:
     return after - before
 
 
-def rollout(game: Game, seat: int, others=None) -> float:
+def rollout(game: Game, seat: int, others: Sequence[Callable[[Game], int] | None] | None = None) -> float:
     """Play ``game`` to its end (in place) with the rollout policy; its value to ``seat``."""
     while not game.is_over:
         player = game.decider
         if others is not None and player != seat and others[player] is not None:
-            game.act(others[player](game))
+            game.act(others[player](game))  # type: ignore[misc]  # not None: checked above
         else:
             game.act(rollout_action(game))
     return outcome_value(game, seat)
@@ -208,7 +212,7 @@ class _Node:
 
     __slots__ = ("actions", "prior", "visits", "total", "children", "n", "unseen", "next_cards")
 
-    def __init__(self, actions: list[int], prior=None):
+    def __init__(self, actions: list[int], prior: list[float] | None = None):
         self.actions = actions
         self.prior = prior
         self.visits = [0] * len(actions)
@@ -272,9 +276,9 @@ class SearchAgent(Agent):
 
     sees_deck_order = False
 
-    def __init__(self, budget: int = DEFAULT_BUDGET, model=None, seed: int | None = None,
-                 opponents=None, exploration: float = EXPLORATION, name: str | None = None,
-                 prior_temperature: float = PRIOR_TEMPERATURE, chance: str = "sampled"):
+    def __init__(self, budget: int = DEFAULT_BUDGET, model: PolicyAgent | None = None, seed: int | None = None,
+                 opponents: Sequence[Callable[[Game], int] | None] | None = None, exploration: float = EXPLORATION,
+                 name: str | None = None, prior_temperature: float = PRIOR_TEMPERATURE, chance: str = "sampled"):
         if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_BUDGET:
             raise ValueError(f"budget must be a whole number of simulations from 1 to {MAX_BUDGET:,}, "
                              f"got {budget!r}")
@@ -302,7 +306,7 @@ class SearchAgent(Agent):
         option_part = f":chance={chance}" if chance != "sampled" else ""  # the name make_agent reads back
         self.name = name or f"{'oracle' if self.sees_deck_order else 'search'}:{model_part}{budget}{option_part}"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         chance = f", chance={self.chance!r}" if self.chance != "sampled" else ""
         return f"{type(self).__name__}(budget={self.budget}, model={getattr(self.model, 'name', None)!r}{chance})"
 
@@ -413,7 +417,7 @@ class SearchAgent(Agent):
         others = self.opponents
         while not game.is_over and game.current_player != seat:
             player = game.current_player
-            move = others[player] if others is not None else None
+            move = others[player] if others is not None else None  # type: ignore[index]  # not over: a seat acts
             game.act(move(game) if move is not None else rollout_action(game))
 
     def _new_node(self, game: Game, seat: int) -> _Node:
@@ -438,7 +442,7 @@ class SearchAgent(Agent):
             batch = [games[k] for k in open_games]
             observations = np.stack([O.encode(game, seat) for game in batch])
             masks = np.stack([O.action_mask(game, seat).astype(bool) for game in batch])
-            probs, network = self.model.evaluate(observations, masks)
+            probs, network = self.model.evaluate(observations, masks)  # type: ignore[union-attr]  # only with a model
             for k, row, value in zip(open_games, probs, network):
                 values[k] = float(value)
                 legal = row[games[k].legal_actions()].astype(np.float64) ** (1 / self.prior_temperature)

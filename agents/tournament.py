@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +67,7 @@ class Results:
                        sorted(game for r in parts for game in r.per_game))
 
 
-def player_view(game: Game, seat: int, player) -> tuple[dict, dict]:
+def player_view(game: Game, seat: int, player: object) -> tuple[dict, dict]:
     """(observation, info) for ``player`` in ``seat``: what a PettingZoo agent sees; an agent
     whose ``sees_deck_order`` is true (:class:`agents.OracleAgent`, which cheats on
     purpose) also gets the game itself as ``info["game"]``."""
@@ -113,7 +113,8 @@ def agent_seed(deck_seed: int, position: int) -> int:
     return int(np.random.SeedSequence([deck_seed, position, 0x7E4]).generate_state(1)[0] >> 1)
 
 
-def seeded_games(agents: list, rules: Rules, n: int, seed: int, clock: list | None = None, play=None):
+def seeded_games(agents: list, rules: Rules, n: int, seed: int, clock: list | None = None,
+                 play: Callable[[int, list[int]], Any] | None = None) -> Iterator[tuple[Any, list[int]]]:
     """Play ``n`` games, yielding each finished one as ``(game, order)``: game ``i`` uses deck
     seed ``seed + i`` and seats rotated by ``i`` (``order[seat]`` is the index of the agent
     in that seat); every agent is reset with a seed of its own before each game
