@@ -147,7 +147,9 @@ def _archive(path: str | Path) -> zipfile.ZipFile:
         raise ValueError(f"model file {str(path)!r} does not exist")
     try:
         return zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
+    except PermissionError as exc:  # the file may be a model: its format is not what is wrong
+        raise ValueError(f"model file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+    except (zipfile.BadZipFile, OSError) as exc:  # OSError: a file too short to seek its end in
         raise _not_a_model(path, f"not a zip archive ({exc})") from None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import subprocess
 import sys
 import time
@@ -150,6 +151,26 @@ def test_damaged_files_give_one_line(tmp_path, damage, message):
     with pytest.raises(ValueError, match=message) as info:
         PolicyAgent(path)
     assert "\n" not in str(info.value) and str(path) in str(info.value)
+
+
+def test_a_model_file_that_cannot_be_read_is_not_called_another_format(tmp_path, monkeypatch):
+    """A file without read permission was 'not a MaskablePPO model file: not a zip archive'."""
+    import zipfile
+
+    path = tmp_path / "locked.zip"
+    path.write_bytes(PRETRAINED.read_bytes())
+
+    def locked(*args, **kwargs):  # as open() fails without permission (root here reads any file)
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(zipfile, "ZipFile", locked)
+    with pytest.raises(ValueError, match=rf"^model file {re.escape(repr(str(path)))} cannot be read: "
+                                         r"Permission denied$"):
+        PolicyAgent(path)
+    monkeypatch.undo()
+    (tmp_path / "short.zip").write_bytes(b"PK")  # too short to seek the end of: still not a model
+    with pytest.raises(ValueError, match="is not a MaskablePPO model file"):
+        PolicyAgent(tmp_path / "short.zip")
 
 
 def test_pickled_weights_are_refused(tmp_path):
