@@ -885,3 +885,18 @@ def test_a_chunk_file_gone_or_damaged_is_played_again_and_a_failed_save_resumed(
     for name in D.ARRAYS:
         np.testing.assert_array_equal(data["arrays"][name], generated["arrays"][name], err_msg=name)
     assert [p.name for p in tmp_path.iterdir()] == ["data.npz"]
+
+
+def test_a_player_of_your_own_may_be_a_policy_function(tmp_path, monkeypatch):
+    """The scribe called the player's act(): a policy function named as --player raised AttributeError.
+    Played as a function or as an object with act, the same player gives the same data."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "lowest_bot.py").write_text(
+        "import numpy as np\n\n\ndef lowest(observation, info):\n"
+        "    return int(np.flatnonzero(observation['action_mask'])[0])\n\n\n"
+        "class Lowest:\n    def act(self, observation, info):\n        return lowest(observation, info)\n")
+    made = [D.generate("ppo-jen", levels=[4], games=2, seed=5000, player=f"lowest_bot.py:{name}", jobs=1)
+            for name in ("lowest", "Lowest")]
+    assert len(made[0]["arrays"]["policy"]) > 20
+    assert all(np.array_equal(made[0]["arrays"][key], made[1]["arrays"][key]) for key in D.ARRAYS)

@@ -35,14 +35,23 @@ import math
 import random
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 TURN = 0.5  # seconds: a row's slice of each turn, at most (short enough for many turns, long enough for games)
 clock = time.perf_counter
 INSTALL_PEERS = "not installed (pip install 'pettingzoo[classic]')"
+
+if TYPE_CHECKING:
+    import argparse
+
+    from pettingzoo import AECEnv
+
+    from ten_env.features import DerivedFeatures
+    from ten_env.single_agent import SingleAgentEnv
 
 
 @dataclass
@@ -132,12 +141,12 @@ def leduc_core() -> Callable[[], int] | None:
     return play
 
 
-def _first_seeded():
+def _first_seeded() -> Iterator[int | None]:
     """The seeds of an env's resets: 0, then none, so that the env's own generator deals on."""
     return itertools.chain([0], itertools.repeat(None))
 
 
-def aec(make_env, quiet: bool = False) -> tuple[Callable[[], int], Callable[[], None]]:
+def aec(make_env: Callable[[], AECEnv], quiet: bool = False) -> tuple[Callable[[], int], Callable[[], None]]:
     """One episode of random legal play a call through a PettingZoo AEC env, reading the
     observation and the mask at every decision; and the env's ``close``.
 
@@ -167,7 +176,7 @@ def aec(make_env, quiet: bool = False) -> tuple[Callable[[], int], Callable[[], 
     return play, env.close
 
 
-def gym(make_env) -> tuple[Callable[[], int], Callable[[], None]]:
+def gym(make_env: Callable[[], SingleAgentEnv | DerivedFeatures]) -> tuple[Callable[[], int], Callable[[], None]]:
     """One episode of random legal play a call through a Gymnasium env with ``action_masks()``."""
     env, rng, seeds = make_env(), np.random.default_rng(0), _first_seeded()
 
@@ -183,7 +192,7 @@ def gym(make_env) -> tuple[Callable[[], int], Callable[[], None]]:
     return play, env.close
 
 
-def _peer(module: str):
+def _peer(module: str) -> Callable[[], AECEnv] | None:
     try:
         with warnings.catch_warnings():  # a library's deprecation notices are not ours to print
             warnings.simplefilter("ignore")
@@ -203,7 +212,7 @@ def _show(rows: list[Row], peer: Row | None, missing: list[str]) -> None:
         print(f"  {label:<26} {INSTALL_PEERS}")
 
 
-def main(args) -> int:
+def main(args: argparse.Namespace) -> int:
     import ten_env
     from ten_env.features import DerivedFeatures
     from ten_env.single_agent import SoloEnv

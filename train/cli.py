@@ -54,7 +54,7 @@ MAX_DELAY = 3600.0  # an hour a turn is already no demo; far beyond, time.sleep 
 _pause = real_number("--delay", f"a number of seconds from 0 to {MAX_DELAY:g}", lambda value: 0 <= value <= MAX_DELAY)
 
 
-def _demo(args) -> int:
+def _demo(args: argparse.Namespace) -> int:
     from agents import RandomAgent
     from ten_env.record import Recorder
 
@@ -72,7 +72,7 @@ def _demo(args) -> int:
     return 0
 
 
-def _play(args) -> int:
+def _play(args: argparse.Namespace) -> int:
     from .runner import load_agent
 
     if args.level is not None:
@@ -109,19 +109,19 @@ def _play(args) -> int:
     return play(rules, opponents, seed=args.seed, save=save)
 
 
-def _record(args) -> int:
+def _record(args: argparse.Namespace) -> int:
     from .record import run
 
     return run(args)
 
 
-def _view(args) -> int:
+def _view(args: argparse.Namespace) -> int:
     from .view import run
 
     return run(args)
 
 
-def _train(args) -> int:
+def _train(args: argparse.Namespace) -> int:
     import importlib.util
 
     from ten_env.extras import install_hint
@@ -150,13 +150,13 @@ def _train(args) -> int:
     return 0
 
 
-def _eval(args) -> int:
+def _eval(args: argparse.Namespace) -> int:
     from .evaluate import run  # the evaluator is loaded only for ten eval
 
     return run(args)
 
 
-def _league(args) -> int:
+def _league(args: argparse.Namespace) -> int:
     from .league import run  # loaded only for ten league
 
     return run(args)
@@ -182,7 +182,7 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=_train)
 
 
-def _bench(args) -> int:
+def _bench(args: argparse.Namespace) -> int:
     from .bench import main as bench_main
 
     return bench_main(args)
@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     return _run_safely(args)
 
 
-def _run_safely(args, prog: str = "ten") -> int:
+def _run_safely(args: argparse.Namespace, prog: str = "ten") -> int:
     return run_command(prog, args.run, args)
 
 

@@ -42,7 +42,7 @@ _AVERAGED = ("mean_score", "opponent_mean_score", "mean_margin", "seconds_per_de
 ROUGH = 25  # deals won by one agent only, below which the paired t interval is rough (McNemar's rule of thumb)
 
 
-def load_report(path) -> dict:
+def load_report(path: str | Path) -> dict:
     """A ladder report from ``path`` (a ``report.json``, or the ``--out`` folder of ``ten eval`` that
     holds one), or ValueError saying what is wrong with the file."""
     if not str(path):  # Path("") is the current folder
@@ -90,7 +90,7 @@ def load_report(path) -> dict:
     return report
 
 
-def _number(value) -> bool:
+def _number(value: object) -> bool:
     """A finite JSON number (Python's json reads NaN and Infinity too)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -98,7 +98,7 @@ def _number(value) -> bool:
 MAX_MARGIN = 4 * run_score(9)  # a player's score is at most every colour's run of 1-9
 
 
-def _matchup_problem(m) -> str | None:
+def _matchup_problem(m: object) -> str | None:
     """What keeps ``m`` from being one of ten eval's matchups, or ``None``."""
     if not isinstance(m, dict):
         return f"it is {json.dumps(m)}, not an object"
@@ -177,7 +177,7 @@ def _merged_matchup(parts: list[dict]) -> dict:
     return merged
 
 
-def _entries(per_game) -> list:
+def _entries(per_game: object) -> list:
     return per_game if isinstance(per_game, list) else [per_game]
 
 
@@ -363,7 +363,7 @@ def line_look(i: int) -> tuple:
     return colours[i % len(colours)], marker, line
 
 
-def plot(reports: list[dict], path) -> None:
+def plot(reports: list[dict], path: str | Path) -> None:
     """Every agent's win rate against each JEN level with its 95% interval, in one PNG."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -413,7 +413,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "0.983625 for the first look of a sequential test that spends 0.016375 there)")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.overwrite and args.out is None:
         raise ValueError("--overwrite lets -o replace a file: give -o too")
     if args.out is not None:

@@ -71,7 +71,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from pathlib import Path
-from typing import Annotated, Literal, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 
 import yaml
 from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator,
@@ -82,6 +82,9 @@ from ten_env.rules import JEN_LEVELS, MAX_BIDS, PLAYER_COUNTS
 
 from .options import MAX_WIDTH, parse_levels
 
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
 
 class _Section(BaseModel):
     # NaN and infinity are refused as what they are: "less than or equal to 1 (got 'nan')" named a bound
@@ -90,7 +93,7 @@ class _Section(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _numbers_are_not_booleans(cls, data):
+    def _numbers_are_not_booleans(cls, data: Any) -> Any:
         # pydantic would read true as 1 (YAML 1.1 also reads yes and on as true): a slip, not a count,
         # whether the key takes one number, a constrained one or a list of them; and the other way, 1
         # or "no" for a switch
@@ -110,7 +113,7 @@ class _Section(BaseModel):
         return data
 
 
-def _leaf_types(annotation) -> set:
+def _leaf_types(annotation: object) -> set:
     """The types an annotation is built from: ``list[Annotated[int, ...]] | None`` gives {int, NoneType}."""
     args = get_args(annotation)  # a Literal's values and an Annotated's constraints are not types
     if not args:
@@ -118,7 +121,7 @@ def _leaf_types(annotation) -> set:
     return set().union(*(_leaf_types(arg) for arg in args if isinstance(arg, type) or get_args(arg)))
 
 
-def _has_bool(value) -> bool:
+def _has_bool(value: object) -> bool:
     return isinstance(value, bool) or (isinstance(value, list) and any(_has_bool(v) for v in value))
 
 
@@ -144,13 +147,13 @@ class RulesConfig(_Section):
     def player_counts(self) -> list[int]:
         return list(self.num_players) if isinstance(self.num_players, list) else [self.num_players]
 
-    def game(self, num_players: int, **extra) -> dict:
+    def game(self, num_players: int, **extra: object) -> dict:
         """``ten_env.Rules`` arguments for a table of ``num_players``."""
         return {**self.model_dump(exclude={"num_players"}), "num_players": num_players, **extra}
 
     @field_validator("deck_file")
     @classmethod
-    def _loadable(cls, path):
+    def _loadable(cls, path: str | None) -> str | None:
         if path is not None:
             from ten_env.deck import load
 
@@ -176,7 +179,7 @@ class ScriptedOpponents(_Section):
 
     @field_validator("agents")
     @classmethod
-    def _known(cls, names):
+    def _known(cls, names: list[str]) -> list[str]:
         from agents.registry import make_agent
 
         for name in names:
@@ -193,11 +196,11 @@ class SelfPlayOpponents(_Section):
 
     @field_validator("scripted")
     @classmethod
-    def _known(cls, names):
+    def _known(cls, names: list[str]) -> list[str]:
         return ScriptedOpponents._known(names)
 
     @model_validator(mode="after")
-    def _someone_to_play_the_share(self):
+    def _someone_to_play_the_share(self) -> SelfPlayOpponents:
         if self.scripted_share > 0 and not self.scripted:
             raise ValueError(f"scripted is empty, but scripted_share is {self.scripted_share}: name the scripted "
                              f"agents, or set scripted_share: 0")
@@ -238,7 +241,7 @@ class TrainConfig(_Section):
 
     @field_validator("init_from")
     @classmethod
-    def _model_file(cls, spec):
+    def _model_file(cls, spec: str | None) -> str | None:
         if spec is not None:
             model_path(spec)  # raises ValueError naming the shipped models
         return spec
@@ -267,12 +270,12 @@ class EvaluationConfig(_Section):
 
     @field_validator("opponents")
     @classmethod
-    def _known(cls, names):
+    def _known(cls, names: list[str]) -> list[str]:
         return ScriptedOpponents._known(names)
 
     @field_validator("final_levels", mode="before")
     @classmethod
-    def _as_text(cls, levels):
+    def _as_text(cls, levels: object) -> object:
         # "--set evaluation.final_levels=7" reads as the number 7, and a YAML list as a list
         if levels is None:  # "--set evaluation.final_levels=" reads as null: no ladder, as ""
             return ""
@@ -288,7 +291,7 @@ class OutputConfig(_Section):
 
     @field_validator("dir")
     @classmethod
-    def _names_a_folder(cls, path):
+    def _names_a_folder(cls, path: str) -> str:
         if not path.strip():  # "" would be the current folder
             raise ValueError(f"must name a folder for the run, such as runs/my-run, got {path!r}")
         return path
@@ -330,7 +333,7 @@ class Config(_Section):
                                      f"{max_bid_for(n)}, or name another agent")
 
     @model_validator(mode="after")
-    def _consistent(self):
+    def _consistent(self) -> Config:
         kind = self.opponents.kind
         if kind != "selfplay" and isinstance(self.rules.num_players, list):
             raise ValueError(f"rules.num_players: a list of table sizes needs opponents.kind selfplay, "
@@ -431,7 +434,7 @@ _OPPONENT_KINDS: dict[str, type[BaseModel]] = {
 }
 
 
-def _describe(error) -> str:
+def _describe(error: ErrorDetails) -> str:
     loc = [str(part) for part in error["loc"] if not str(part).startswith("function-") and part not in _UNION_TAGS]
     kind_model = None
     if len(loc) > 1 and loc[0] == "opponents" and loc[1] in _OPPONENT_KINDS:
@@ -457,7 +460,7 @@ def _describe(error) -> str:
 NOT_A_MAPPING = "a config must be a YAML mapping of sections (rules, opponents, algorithm, ...)"
 
 
-def _given(value) -> str:
+def _given(value: object) -> str:
     return "an empty value" if value is None else repr(value)
 
 
@@ -546,7 +549,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` that refuses a key given twice in one mapping: PyYAML keeps the last
     one, so a section written twice would lose the first without a word."""
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen = set()
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *defaults": merged by the base class
@@ -561,7 +564,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
-def read_yaml(path: str | Path, what: str):
+def read_yaml(path: str | Path, what: str) -> Any:
     """The data of the YAML file at ``path`` (``{}`` if it is empty); ``ValueError`` naming ``what``
     it is and why it cannot be read."""
     if not str(path):  # Path("") is the current folder

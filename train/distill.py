@@ -172,10 +172,13 @@ import re
 import sys
 import time
 import zipfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agents.base import Player, move_of
 from agents.tournament import AGENT_SEEDS, play_game, seeded_games
 from ten_env import Game, Rules
 from ten_env import features as F
@@ -190,6 +193,14 @@ from .options import (MAX_GAMES, MAX_WIDTH, add_jobs_argument, add_progress_argu
                       span, whole_number)
 from .journal import JOURNAL, Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import torch
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents import PolicyAgent, SearchAgent
 
 FORMAT = "ten-distill/1"
 DEFAULT_LEVELS = "6-10"  # where ppo-jen loses most of its games: there the search has most to teach
@@ -216,7 +227,7 @@ SEAT = 0  # the searching seat: in the solitaire game the agent always sits in s
 # ---------------------------------------------------------------------------- generating
 
 
-def check_teacher(spec) -> str:
+def check_teacher(spec: str) -> str:
     """The teacher's spec, stripped, unless it names an agent that sees the deck order (``ValueError``).
 
     Whether it names a search agent or a network is known once it is loaded
@@ -225,7 +236,7 @@ def check_teacher(spec) -> str:
                       TEACHERS_HELP)
 
 
-def check_player(spec) -> str | None:
+def check_player(spec: str | None) -> str | None:
     """The player's spec, stripped (``None``: the teacher plays), unless it is empty or names an agent
     that sees the deck order (``ValueError``)."""
     if spec is None:
@@ -234,7 +245,7 @@ def check_player(spec) -> str | None:
                                       "depend on cards nobody can see", PLAYERS_HELP)
 
 
-def _fair_spec(spec, role: str, why: str, allowed: str) -> str:
+def _fair_spec(spec: str, role: str, why: str, allowed: str) -> str:
     spec = spec.strip() if isinstance(spec, str) else ""
     if not spec:
         raise ValueError(f"the {role} is empty; use {allowed}")
@@ -261,7 +272,7 @@ class _Scribe:
     shares and root value, or a network's action probabilities and value. It plays the teacher's
     move, or with a ``player`` the player's (the teacher then only labels the player's positions)."""
 
-    def __init__(self, teacher, player=None):
+    def __init__(self, teacher: SearchAgent | PolicyAgent, player: Player | None = None) -> None:
         self.teacher, self.player = teacher, player
         self.searches = hasattr(teacher, "search")
         self.rows: list[tuple] = []  # (observation, mask, policy, value)
@@ -274,17 +285,18 @@ class _Scribe:
             return int(np.flatnonzero(mask)[0])
         vector = np.asarray(observation["observation"], dtype=np.float32)
         if self.searches:
-            decision = self.teacher.search(observation, info)
+            decision = self.teacher.search(observation, info)  # type: ignore[union-attr]  # searches: a SearchAgent
             visits = np.asarray(decision.visits, dtype=np.float64)
             policy = np.zeros(mask.shape[0], dtype=np.float32)
             policy[decision.actions] = visits / visits.sum()
             action, value = decision.action, decision.value
         else:  # a network plays its likeliest move, as PolicyAgent.act does, from the same forward pass
-            probs, values = self.teacher.evaluate(vector[None], mask[None])
+            probs, values = self.teacher.evaluate(vector[None], mask[None])  # type: ignore[union-attr]  # a PolicyAgent
             policy = np.where(mask, probs[0], 0).astype(np.float32)
             action, value = int(np.argmax(policy)), float(values[0])
         self.rows.append((vector, mask, policy, np.float32(value)))
-        return action if self.player is None else int(self.player.act(observation, info))
+        # your own player may be a policy function: move_of plays either, and names its failures
+        return action if self.player is None else move_of(self.player, 0, observation, info)
 
 
 def play_teacher_chunk(chunk: Chunk, cache: dict) -> dict:
@@ -297,7 +309,7 @@ def play_teacher_chunk(chunk: Chunk, cache: dict) -> dict:
     rules = as_rules(chunk.rules)
     n = num_actions(rules.max_bid)
 
-    def play(deck_seed: int, order: list[int]):
+    def play(deck_seed: int, order: list[int]) -> tuple[Game, _Scribe]:
         game = Game(rules, seed=deck_seed)
         scribe = _Scribe(teacher, player)
         play_game(game, [scribe])
@@ -336,8 +348,8 @@ def _concatenate(parts: dict, n_actions: int) -> dict:
             for name, dtype in ARRAYS.items()}
 
 
-def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs: int | None = None,
-                    rules: dict | None = None, player: str | None = None) -> dict:
+def plan_generation(teacher: str, *, levels: str | Iterable[int] = DEFAULT_LEVELS, games: int, seed: int,
+                    jobs: int | None = None, rules: dict | None = None, player: str | None = None) -> dict:
     """Check every input of :func:`generate`, the agents loaded once; what to play. Nothing is played:
     the command line checks everything first, so that a mistake fails before any game."""
     teacher, player = check_teacher(teacher), check_player(player)
@@ -363,8 +375,9 @@ def plan_generation(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: in
             "matchups": matchups, "cache": cache, "files": files}
 
 
-def generate(teacher: str, *, levels=DEFAULT_LEVELS, games: int, seed: int, jobs: int | None = None,
-             rules: dict | None = None, player: str | None = None, progress: bool = False) -> dict:
+def generate(teacher: str, *, levels: str | Iterable[int] = DEFAULT_LEVELS, games: int, seed: int,
+             jobs: int | None = None, rules: dict | None = None, player: str | None = None,
+             progress: bool = False) -> dict:
     """Play ``games`` games of ``teacher`` against JEN at each of ``levels``; the data (see the module doc).
 
     With ``player`` (an agent's name), the player makes the moves and the teacher only labels
@@ -490,7 +503,7 @@ def _remove_parts(folder: Path) -> None:
         pass
 
 
-def _check_teacher_agent(spec: str, agent, max_bid: int) -> None:
+def _check_teacher_agent(spec: str, agent: object, max_bid: int) -> None:
     from agents import PolicyAgent, SearchAgent
 
     if getattr(agent, "sees_deck_order", False) or not isinstance(agent, (SearchAgent, PolicyAgent)):
@@ -505,7 +518,7 @@ def _version() -> str:
     return version()
 
 
-def save_data(data: dict, path) -> Path:
+def save_data(data: dict, path: str | Path) -> Path:
     """Write ``data`` (from :func:`generate`) as one compressed ``.npz``."""
     path = Path(path)
 
@@ -520,7 +533,7 @@ def save_data(data: dict, path) -> Path:
     return path
 
 
-def load_data(path) -> dict:
+def load_data(path: str | Path) -> dict:
     """A data file of ``ten distill generate``, read without unpickling; ``ValueError`` saying what is wrong."""
     path = Path(path)
     if not path.is_file():
@@ -564,7 +577,7 @@ def load_data(path) -> dict:
     return {"arrays": arrays, "meta": meta, "path": str(path)}
 
 
-def summary(data: dict, path) -> str:
+def summary(data: dict, path: str | Path) -> str:
     """The one line ``ten distill generate`` ends with."""
     meta = data["meta"]
     n = meta["games_per_level"]
@@ -592,7 +605,8 @@ def _model_facts(path: Path) -> tuple[tuple, int]:
     return observation_shape(path, data), int(action_space(path, data).n)
 
 
-def _losses(policy, observations, masks, targets, rewards, rows, batch: int = 4096) -> dict:
+def _losses(policy: MaskableActorCriticPolicy, observations: torch.Tensor, masks: torch.Tensor, targets: torch.Tensor,
+            rewards: torch.Tensor, rows: torch.Tensor, batch: int = 4096) -> dict:
     """Mean policy cross-entropy, value squared error and argmax agreement over ``rows`` (indices)."""
     import torch
 
@@ -613,10 +627,12 @@ def _losses(policy, observations, masks, targets, rewards, rows, batch: int = 40
     return {key: value / len(rows) for key, value in total.items()}
 
 
-def _forward(policy, observations, masks):
+def _forward(policy: MaskableActorCriticPolicy, observations: torch.Tensor,
+             masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The masked log-probabilities and the values, as the agent's policy computes them to play."""
-    distribution = policy.get_distribution(observations, action_masks=masks)
-    return distribution.distribution.logits, policy.predict_values(observations)[:, 0]
+    distribution = policy.get_distribution(observations, action_masks=masks)  # type: ignore[arg-type]  # takes tensors
+    return (distribution.distribution.logits,  # type: ignore[union-attr]  # sb3-contrib's: a MaskableCategorical
+            policy.predict_values(observations)[:, 0])
 
 
 def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -648,7 +664,7 @@ def _split_games(datasets: list[dict], holdout: float, seed: int) -> tuple[np.nd
     return np.flatnonzero(~is_held), np.flatnonzero(is_held), n_games
 
 
-def hidden_layers(network) -> tuple[int, ...]:
+def hidden_layers(network: torch.nn.Sequential) -> tuple[int, ...]:
     """The sizes of the hidden layers of one of a policy's networks (``mlp_extractor.policy_net``
     or ``value_net``: linear layers and their activations in turn)."""
     import torch
@@ -656,12 +672,12 @@ def hidden_layers(network) -> tuple[int, ...]:
     return tuple(layer.out_features for layer in network if isinstance(layer, torch.nn.Linear))
 
 
-def policy_layers(model) -> tuple[int, ...]:
+def policy_layers(model: MaskablePPO) -> tuple[int, ...]:
     """The sizes of the hidden layers of ``model``'s policy network."""
     return hidden_layers(model.policy.mlp_extractor.policy_net)
 
 
-def widen_policy(model, width: int) -> None:
+def widen_policy(model: MaskablePPO, width: int) -> None:
     """Give every hidden layer of ``model``'s policy network ``width`` units, computing the same policy.
 
     Each old unit keeps its weights; the new ones start with small incoming weights
@@ -685,12 +701,15 @@ def widen_policy(model, width: int) -> None:
     old = model.policy
     kwargs = {**model.policy_kwargs, "net_arch": {"pi": [width] * len(old_layers),
                                                   "vf": list(hidden_layers(old.mlp_extractor.value_net))}}
-    new = model.policy_class(model.observation_space, model.action_space, model.lr_schedule, **kwargs)
+    new: MaskableActorCriticPolicy = model.policy_class(  # type: ignore[assignment]  # SB3 types it any BasePolicy
+        model.observation_space, model.action_space, model.lr_schedule, **kwargs)
     with torch.no_grad():
         new.mlp_extractor.value_net.load_state_dict(old.mlp_extractor.value_net.state_dict())
         new.value_net.load_state_dict(old.value_net.state_dict())
-        linear = [(a, b) for a, b in zip(old.mlp_extractor.policy_net, new.mlp_extractor.policy_net)
-                  if isinstance(a, torch.nn.Linear)] + [(old.action_net, new.action_net)]
+        linear: list[tuple[torch.nn.Linear, torch.nn.Linear]] = [  # type: ignore[assignment]  # new's are Linears too
+            (a, b) for a, b in zip(old.mlp_extractor.policy_net, new.mlp_extractor.policy_net)
+            if isinstance(a, torch.nn.Linear)] + [
+            (old.action_net, new.action_net)]  # type: ignore[list-item]  # SB3 types action_net as a Module: a Linear
         for k, (a, b) in enumerate(linear):
             rows, cols = a.weight.shape
             if k < len(linear) - 1:
@@ -703,7 +722,7 @@ def widen_policy(model, width: int) -> None:
     model.policy_kwargs = kwargs
 
 
-def add_derived_features(model) -> None:
+def add_derived_features(model: MaskablePPO) -> None:
     """Give ``model``'s networks the derived features (:mod:`ten_env.features`) as inputs after the
     observation, computing the same policy and value: the new inputs start with zero weights, so
     only training makes anything of them. The saved file records the extended observation space,
@@ -715,11 +734,11 @@ def add_derived_features(model) -> None:
     space = gymnasium.spaces.Box(low=low, high=high, dtype=np.float32)
     new = model.policy_class(space, model.action_space, model.lr_schedule, **model.policy_kwargs)
     load_with_new_inputs(new, old.state_dict())
-    model.policy = new.to(old.device)
+    model.policy = new.to(old.device)  # type: ignore[assignment]  # policy_class: a MaskableActorCriticPolicy
     model.observation_space = space
 
 
-def load_with_new_inputs(policy, state: dict) -> None:
+def load_with_new_inputs(policy: torch.nn.Module, state: dict) -> None:
     """Load the weights ``state`` of a network that takes the plain observation into ``policy``,
     the same network taking the derived features after it: the features' columns of the first
     layers are zero, so ``policy`` computes what the plain network did until it is trained."""
@@ -743,7 +762,7 @@ def load_with_new_inputs(policy, state: dict) -> None:
             value[tuple(slice(0, n) for n in was.shape)] = was
 
 
-def _extended(observations):
+def _extended(observations: torch.Tensor) -> torch.Tensor:
     """The observations (a tensor, decisions x ``observation.SIZE``) with their derived features, in
     chunks: millions of decisions need little more memory than the result."""
     import torch
@@ -754,14 +773,14 @@ def _extended(observations):
     return torch.from_numpy(whole)
 
 
-def outcome(rewards, wins):
+def outcome(rewards: torch.Tensor, wins: torch.Tensor) -> torch.Tensor:
     """What each game was worth to the search itself (:func:`agents.search.outcome_value`): (result +
     margin / 20) / 2, the result +1 for a win and -1 for a loss (JEN wins ties, so there are no shared
     wins), from the data's margin reward and win columns."""
     return ((2 * wins - 1) + rewards) / 2
 
 
-def sharpened(targets, power: float):
+def sharpened(targets: torch.Tensor, power: float) -> torch.Tensor:
     """Each row of visit shares raised to ``power`` and renormalised: 1 leaves them as they are;
     higher leans on the most visited moves, which the network, played by its argmax, must get right."""
     if power == 1:
@@ -770,10 +789,11 @@ def sharpened(targets, power: float):
     return raised / raised.sum(1, keepdim=True)
 
 
-def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: float = 1e-4, batch: int = 512,
+def train_network(data_paths: list, start: str, out: str | Path, *, epochs: int = 4, lr: float = 1e-4, batch: int = 512,
                   value_weight: float = 0.5, holdout: float = 0.1, seed: int = 0, sharpen: float = 1.0,
                   value_target: str = "reward", policy_weight: float = 1.0, width: int | None = None,
-                  features: bool = False, overwrite: bool = False, echo=print) -> dict:
+                  features: bool = False, overwrite: bool = False,
+                  echo: Callable[[str], object] | None = print) -> dict:
     """Train ``start``'s network on the data files, save it at ``out`` (a ``.zip``) with its card
     (``.json`` beside it); the card, as a dict. ``echo`` gets one line per epoch (``None``: quiet).
 
@@ -848,7 +868,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     make_writable(out.parent)  # made only once every input is known to be right, and before the training
     policy = model.policy
 
-    def stacked(name, dtype):
+    def stacked(name: str, dtype: npt.DTypeLike) -> torch.Tensor:
         """The files' rows of one array in one tensor; each file's copy is dropped once it is in place,
         so that millions of decisions need little more memory than the tensor itself."""
         parts = [d["arrays"].pop(name) for d in datasets]
@@ -872,7 +892,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
     train_rows, valid_rows, n_games = _split_games(datasets, holdout, seed)
     train_idx, valid_idx = torch.as_tensor(train_rows), torch.as_tensor(valid_rows)
 
-    def measure(rows) -> dict:
+    def measure(rows: torch.Tensor) -> dict:
         return _losses(policy, observations, masks, targets, rewards, rows)
 
     positive = targets > 0
@@ -904,7 +924,7 @@ def train_network(data_paths: list, start: str, out, *, epochs: int = 4, lr: flo
             rows = order[first:first + batch]
             if policy_weight:
                 log_probs, values = _forward(policy, observations[rows], masks[rows])
-                loss = -policy_weight * (targets[rows] * log_probs).sum(1).mean()
+                loss: torch.Tensor | float = -policy_weight * (targets[rows] * log_probs).sum(1).mean()
             else:  # the value alone: the policy network is not even run, and keeps its weights exactly
                 values, loss = policy.predict_values(observations[rows])[:, 0], 0.0
             loss = loss + value_weight * torch.nn.functional.mse_loss(values, rewards[rows])
@@ -1078,12 +1098,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=_no_step)
 
 
-def _no_step(args) -> int:
+def _no_step(args: argparse.Namespace) -> int:
     raise ValueError("ten distill needs a step: generate (a search agent's decisions as data) or train "
                      "(a network on that data); see ten distill --help")
 
 
-def run_generate(args) -> int:
+def run_generate(args: argparse.Namespace) -> int:
     teacher, player = check_teacher(args.teacher), check_player(args.player)
     levels = parse_levels(args.levels)
     # --resume replaces a data file left by an earlier run, as the finished generation will
@@ -1098,7 +1118,7 @@ def run_generate(args) -> int:
     plan = plan_generation(teacher, levels=levels, games=args.games, seed=args.seed, jobs=jobs, rules=rules,
                            player=player)
 
-    def prepare():  # made only once everything else is known to be right
+    def prepare() -> None:  # made only once everything else is known to be right
         if not args.resume:
             _remove_parts(parts)  # an unfinished generation that --overwrite starts again
         make_writable(parts)
@@ -1118,7 +1138,7 @@ def run_generate(args) -> int:
     return 0
 
 
-def run_train(args) -> int:
+def run_train(args: argparse.Namespace) -> int:
     import torch
 
     # One thread whatever OMP_NUM_THREADS says, as ten train does: the same weights from the same data

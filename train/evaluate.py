@@ -68,8 +68,9 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agents.base import agent_label
 from agents.registry import NAMES_HELP, as_agent
@@ -86,11 +87,14 @@ from .journal import Journal, Resumable, code_digest, file_digests, identity
 from .runner import chunks, default_jobs, play_matchups, seat_agents
 from .stats import CONFIDENCE, ladder_rank, matchup_stats
 
+if TYPE_CHECKING:
+    import argparse
+
 #: The keys of ``evaluate(rules=...)``: the fields of :class:`ten_env.Rules` but ``jen_level``.
 RULES_KEYS = ("num_players", *BASE_RULES_KEYS)
 
 
-def check_rules(rules) -> dict:
+def check_rules(rules: object) -> dict:
     """The base game settings of ``evaluate(rules=...)`` as a new dict; ``ValueError`` on a bad key.
 
     Allowed keys are :data:`RULES_KEYS` (``jen_level`` is not one: the ladder sets it).
@@ -110,7 +114,8 @@ def check_rules(rules) -> dict:
     return dict(rules)
 
 
-def evaluate(agent_spec, *, levels=None, opponents=None, num_players: int | None = None,
+def evaluate(agent_spec: object, *, levels: str | Iterable[int] | None = None,
+             opponents: str | Iterable[str] | None = None, num_players: int | None = None,
              games: int = 200, seed: int = 0, jobs: int | None = None, progress: bool = False,
              rules: dict | None = None, trust: bool = False) -> dict:
     """Play the agent ``agent_spec`` through the JEN ladder or against opponents; a JSON-ready report.
@@ -172,7 +177,9 @@ def evaluate(agent_spec, *, levels=None, opponents=None, num_players: int | None
     return _execute(plan, progress=progress)
 
 
-def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, rules, trust=False) -> dict:
+def _prepare(agent_spec: object, *, levels: str | Iterable[int] | None, opponents: str | Iterable[str] | None,
+             num_players: int | None, games: int, seed: int, jobs: int | None, rules: dict | None,
+             trust: bool = False) -> dict:
     """Check every input of :func:`evaluate` (loading the agents once) and return what to play.
 
     Nothing is played: the command line calls this first, so that bad input fails
@@ -216,10 +223,11 @@ def _prepare(agent_spec, *, levels, opponents, num_players, games, seed, jobs, r
             raise ValueError(f"the JEN ladder is the solitaire game (2 seats: you and JEN), "
                              f"got rules num_players={rules_players!r}")
         mode, table_size = "ladder", 2
-        tables = [((agent_spec,), level) for level in levels]
+        tables: list[tuple[tuple[str, ...], int | None]] = [((agent_spec,), level) for level in levels]
         labels = [f"JEN {level}" for level in levels]
     else:
-        opponents = parse_opponents(opponents) if isinstance(opponents, str) else [str(o).strip() for o in opponents]
+        opponents = (parse_opponents(opponents) if isinstance(opponents, str) else
+                     [str(o).strip() for o in opponents])  # type: ignore[union-attr]  # levels is None: it is given
         if not opponents or any(not o for o in opponents):
             raise ValueError(f"opponents must be {span(OPPONENT_COUNTS)} agents ({NAMES_HELP}), "
                              f"got {opponents!r}")
@@ -299,7 +307,7 @@ def _execute(plan: dict, progress: bool = False, journal: Journal | None = None)
 # --------------------------------------------------------------------------- command line
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Evaluate as ``args`` say, print the table, save the report; 0. ``ValueError`` on bad input."""
     need_training_extra("ten eval", "scipy", "matplotlib")  # the intervals, the plot
     if args.levels is not None and args.opponents is not None:
@@ -342,7 +350,7 @@ def run(args) -> int:
     return 0
 
 
-def _prepare_folder(out_dir: Path, args) -> None:
+def _prepare_folder(out_dir: Path, args: argparse.Namespace) -> None:
     """The ``--out`` folder made ready for the run (see :func:`prepare_out_dir`); with ``--overwrite``
     the game records of the report it replaces go too (not at the end: a run begun with
     ``--overwrite`` may be finished by ``--resume``)."""

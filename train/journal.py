@@ -28,11 +28,12 @@ import json
 import sys
 import time
 import zipfile
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import agents
 import ten_env
@@ -51,7 +52,7 @@ JOURNAL = "progress.jsonl"
 FORMAT = 1  # the journal's layout, written in its first line
 
 
-def _plain(value):
+def _plain(value: object) -> Any:
     """``value`` as it reads back from JSON (tuples become lists), for comparing settings."""
     return json.loads(json.dumps(value))
 
@@ -78,7 +79,7 @@ class Codec(NamedTuple):
     fits: Callable = lambda chunk, result: True
 
 
-def tallies_fit(chunk: Chunk, result) -> bool:
+def tallies_fit(chunk: Chunk, result: tuple[int, Results]) -> bool:
     """Whether ``(matchup index, Results)`` is what ``chunk``'s games give: one game per deck seed
     of the chunk, in order, each with an outcome and a whole margin per agent, and tallies that
     add up to them."""
@@ -135,7 +136,7 @@ def _journal_files(files: dict, wanted: dict) -> dict:
     return renamed
 
 
-def file_digests(agents, deck_file, specs=()) -> dict:
+def file_digests(agents: Iterable[object], deck_file: str | None, specs: Iterable[str] = ()) -> dict:
     """The SHA-256 of each model file (or checkpoint folder) the ``agents`` play, of the file that
     defines each of the agents named ``specs`` that is your own code (``<module>:<name>``,
     :func:`agents.registry.entry_point_file`), and of the deck file, by path (:func:`_portable`):
@@ -165,7 +166,7 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-def _canonical(node) -> str:
+def _canonical(node: object) -> str:
     """``node`` as text that the same code gives under every Python this project runs on:
     ``ast.dump`` does not (3.12 added ``type_params=[]`` to every function and class, 3.13 leaves
     out empty and ``None`` fields), so fields are listed here, and empty ones left out."""
@@ -276,7 +277,7 @@ def _differences(journal: dict, wanted: dict) -> list[str]:
     return said
 
 
-def _show(value) -> str:
+def _show(value: object) -> str:
     if value is None:
         return "none"
     if isinstance(value, list):
@@ -436,7 +437,7 @@ class Journal:
         each as it uses it (``ten distill generate``'s arrays, gigabytes)."""
         self.done = dict.fromkeys(self.done)
 
-    def record(self, chunk: Chunk, result) -> None:
+    def record(self, chunk: Chunk, result: object) -> None:
         """Add a chunk just played (written at once: a run stopped next loses no more than the chunks under way)."""
         self.done[_key(chunk)] = result
         try:
@@ -501,7 +502,7 @@ class Resumable:
         return journal
 
     @contextmanager
-    def playing(self):
+    def playing(self) -> Iterator[None]:
         """Ctrl-C while the games are played says where they are kept and how to go on, and so does
         the one line of an agent of yours that failed (the same command was then refused, the
         folder holding an unfinished run, and a --resume after mending the agent's file too)."""
@@ -517,7 +518,7 @@ class Resumable:
             raise
 
     @contextmanager
-    def saving(self):
+    def saving(self) -> Iterator[None]:
         """A save that fails (one of ``save_errors``) is a ``ValueError`` that says the games are
         kept for ``--resume``; any other error is not one that a resume would get past."""
         try:

@@ -51,6 +51,7 @@ import argparse
 import itertools
 import math
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -115,7 +116,7 @@ def play_tables(tables: list[tuple], games: int, seed: int, jobs: int, cache: di
     with a ``journal``, its chunks but those it holds are played, each recorded as it ends."""
     parts: list[dict] = [{} for _ in tables]
 
-    def done(task, result) -> None:
+    def done(task: Chunk, result: tuple[int, int, list]) -> None:
         index, first_seed, records = result
         parts[index][first_seed] = records
 
@@ -189,7 +190,7 @@ def bradley_terry(wins: np.ndarray, prior_sd: float = PRIOR_SD) -> np.ndarray:
     k = wins.shape[0]
     precision = 1.0 / prior_sd ** 2
 
-    def loss(s):
+    def loss(s: np.ndarray) -> float:
         return -np.sum(wins * log_expit(s[:, None] - s[None, :])) + precision * np.sum(s * s) / 2
 
     s = np.zeros(k)
@@ -233,7 +234,7 @@ def fit_ratings(tables: list[tuple[list[int], np.ndarray]], k: int, seed: int,
         raise ValueError(f"every table must play the same deals; got tables of {sorted(sizes)} games")
     deals = sizes.pop() if sizes else 0
 
-    def total(weights):
+    def total(weights: list[np.ndarray]) -> np.ndarray:
         wins = np.zeros((k, k))
         for (members, per_game), w in zip(tables, weights):
             idx = np.asarray(members)
@@ -258,7 +259,7 @@ def fit_ratings(tables: list[tuple[list[int], np.ndarray]], k: int, seed: int,
 # --------------------------------------------------------------------------- the league
 
 
-def _check_agents(agents, num_players) -> list[str]:
+def _check_agents(agents: str | Iterable[str], num_players: int) -> list[str]:
     if isinstance(agents, str):
         agents = [agents]
     try:
@@ -281,7 +282,7 @@ def _check_agents(agents, num_players) -> list[str]:
     return specs
 
 
-def _identity(agent, spec: str) -> str:
+def _identity(agent: object, spec: str) -> str:
     """What an agent is, whatever name gave it (``jen:7`` and ``jen:07``; a model's file by its
     shipped name, a relative or an absolute path): a network by its file, a search by its budget
     and options and its network's file; your own agent by its name (two of your classes may print
@@ -303,8 +304,8 @@ def _up_to(count: int) -> str:
         f"{sizes[0]} to {sizes[-1]}"
 
 
-def prepare(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jobs: int | None = None,
-            rules: dict | None = None, trust: bool = False) -> dict:
+def prepare(agents: str | Iterable[str], *, num_players: int = 2, games: int = 100, seed: int = 0,
+            jobs: int | None = None, rules: dict | None = None, trust: bool = False) -> dict:
     """Check every input of :func:`league` (loading each agent once); nothing is played."""
     specs = _check_agents(agents, num_players)
     whole_number("games", games, 1, MAX_GAMES)
@@ -415,8 +416,8 @@ def execute(plan: dict, progress: bool = False, bootstrap: int = BOOTSTRAP, jour
     }
 
 
-def league(agents, *, num_players: int = 2, games: int = 100, seed: int = 0, jobs: int | None = None,
-           rules: dict | None = None, trust: bool = False, progress: bool = False,
+def league(agents: str | Iterable[str], *, num_players: int = 2, games: int = 100, seed: int = 0,
+           jobs: int | None = None, rules: dict | None = None, trust: bool = False, progress: bool = False,
            bootstrap: int = BOOTSTRAP) -> dict:
     """Play a league of ``agents`` at tables of ``num_players``; the JSON-ready report.
 
@@ -447,7 +448,7 @@ def format_league(report: dict) -> str:
             for r in report["standings"]]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
 
-    def line(row):
+    def line(row: tuple[str, ...]) -> str:
         cells = [row[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in zip(row[1:], widths[1:])]
         return "  ".join(cells).rstrip()
 
@@ -463,7 +464,7 @@ def format_league(report: dict) -> str:
     return "\n".join(lines)
 
 
-def save_league(report: dict, out_dir) -> tuple[Path, Path]:
+def save_league(report: dict, out_dir: str | Path) -> tuple[Path, Path]:
     """Write ``league.json`` and ``league.png`` in ``out_dir``; their paths."""
     import json
 
@@ -476,7 +477,7 @@ def save_league(report: dict, out_dir) -> tuple[Path, Path]:
     return json_path, png_path
 
 
-def plot_league(report: dict, path) -> None:
+def plot_league(report: dict, path: str | Path) -> None:
     """The ratings with their intervals, best at the top, as a PNG."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -526,7 +527,7 @@ def add_league_arguments(parser: argparse.ArgumentParser) -> None:
     add_trust_argument(parser)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Play the league ``args`` describe, print the table, save the report; 0. ``ValueError`` on bad input."""
     need_training_extra("ten league", "scipy", "matplotlib")  # the ratings' intervals, the plot
     if args.out is not None and not args.out.strip():

@@ -19,8 +19,9 @@ import re
 import signal
 import sys
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeGuard
+from typing import NoReturn, TypeGuard, TypeVar, overload
 
 from agents.base import AgentFailed
 from agents.registry import NAMES_HELP, action_count, network_of
@@ -31,6 +32,8 @@ from ten_env.rules import JEN_LEVELS, MAX_BIDS, PAYMENTS, PLAYER_COUNTS
 
 from .runner import Stopped, interrupted_once, stopped_by_signals
 
+_N = TypeVar("_N")
+
 
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose usage errors are one line, ``PROG: error: MESSAGE`` with
@@ -40,10 +43,21 @@ class Parser(argparse.ArgumentParser):
     ``ten eval: error: unrecognized arguments: --bogus`` (argparse leaves them to the top
     parser, ``ten: error: ...``); so ``parse_known_args`` never returns any."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
 
-    def parse_known_args(self, args=None, namespace=None):
+    @overload
+    def parse_known_args(self, args: Iterable[str] | None = None,
+                         namespace: None = None) -> tuple[argparse.Namespace, list[str]]: ...
+
+    @overload
+    def parse_known_args(self, args: Iterable[str] | None, namespace: _N) -> tuple[_N, list[str]]: ...
+
+    @overload
+    def parse_known_args(self, *, namespace: _N) -> tuple[_N, list[str]]: ...
+
+    def parse_known_args(self, args: Iterable[str] | None = None,
+                         namespace: object = None) -> tuple[object, list[str]]:
         parsed, extra = super().parse_known_args(args, namespace)
         if extra:
             self.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -68,7 +82,7 @@ TRUST_HELP = ("load model files that can only be loaded by unpickling "
 # --------------------------------------------------------------------------- levels and opponents
 
 
-def parse_levels(text) -> list[int]:
+def parse_levels(text: str | Iterable[int]) -> list[int]:
     """JEN levels from ``"4-10"``, ``"4,7,10"`` or ``"7"`` (or an iterable of ints); sorted, no repeats."""
     if isinstance(text, str):
         levels: list[int] = []
@@ -126,7 +140,7 @@ def agent_name(spec: str) -> str:
 # --------------------------------------------------------------------------- argparse types
 
 
-def int_range(low: int, high: int | None, flag: str):
+def int_range(low: int, high: int | None, flag: str) -> Callable[[str], int]:
     """An argparse ``type``: a whole number from ``low`` to ``high`` (no upper bound for ``None``)."""
     allowed = f"from {low:,} to {high:,}" if high is not None else f"of at least {low}"
 
@@ -144,7 +158,7 @@ def int_range(low: int, high: int | None, flag: str):
     return parse
 
 
-def is_whole(value) -> TypeGuard[int]:
+def is_whole(value: object) -> TypeGuard[int]:
     """Whether ``value`` is a whole number (an int; a bool is not), as read from JSON."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -155,7 +169,7 @@ MAX_GAMES = 10_000_000
 MAX_WIDTH = 4096  # units in a hidden layer (algorithm.net_arch, ten distill train --width): 64 MB a square layer
 
 
-def whole_number(name: str, value, low: int, high: int | None = None) -> int:
+def whole_number(name: str, value: object, low: int, high: int | None = None) -> int:
     """``value`` if it is a whole number from ``low`` (to ``high``, if given; a bool is not);
     ``ValueError`` naming ``name`` otherwise. The Python-side twin of :func:`int_range`."""
     if not is_whole(value) or value < low or (high is not None and value > high):
@@ -164,7 +178,7 @@ def whole_number(name: str, value, low: int, high: int | None = None) -> int:
     return value
 
 
-def real_number(flag: str, allowed: str, accept):
+def real_number(flag: str, allowed: str, accept: Callable[[float], bool]) -> Callable[[str], float]:
     """An argparse ``type``: a finite number for which ``accept(value)`` holds; ``allowed`` says
     which in the error (``"a number above 0"``, ...)."""
 
@@ -181,11 +195,11 @@ def real_number(flag: str, allowed: str, accept):
     return parse
 
 
-def at_least(low: int, flag: str):
+def at_least(low: int, flag: str) -> Callable[[str], int]:
     return int_range(low, None, flag)
 
 
-def within(allowed: range, flag: str):
+def within(allowed: range, flag: str) -> Callable[[str], int]:
     """An argparse ``type``: a whole number in ``allowed`` (a range such as ``JEN_LEVELS``)."""
     return int_range(allowed[0], allowed[-1], flag)
 
@@ -223,7 +237,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a deck file instead of the bundled deck")
 
 
-def rules_from_args(args) -> dict:
+def rules_from_args(args: argparse.Namespace) -> dict:
     """The ``rules`` of :func:`train.evaluate.evaluate` from the command line: every base field, defaults included."""
     defaults = Rules()
     return {
@@ -234,7 +248,8 @@ def rules_from_args(args) -> dict:
     }
 
 
-def check_writable(path, overwrite: bool = False, option: str = "", example: str = "game.json") -> Path:
+def check_writable(path: str | os.PathLike[str], overwrite: bool = False, option: str = "",
+                   example: str = "game.json") -> Path:
     """``ValueError`` unless a file can be written at ``path`` (its folder exists and takes a new
     file, it is not a folder, and it is not there already unless ``overwrite``, the command's
     ``--overwrite``; ``option`` names where the path was given, ``example`` is a name to suggest):
@@ -259,7 +274,7 @@ def check_writable(path, overwrite: bool = False, option: str = "", example: str
     return path
 
 
-def prepare_out_dir(out_dir, report: tuple[str, ...] = (), overwrite: bool = False,
+def prepare_out_dir(out_dir: str | os.PathLike[str], report: tuple[str, ...] = (), overwrite: bool = False,
                     what: str = "a report") -> Path:
     """Make ``out_dir`` and check a file can be written in it; ``ValueError`` saying why not.
 
@@ -277,7 +292,8 @@ def prepare_out_dir(out_dir, report: tuple[str, ...] = (), overwrite: bool = Fal
     return out_dir
 
 
-def check_output(path, suffix: str, what: str, overwrite: bool, beside: tuple[str, ...] = ()) -> Path:
+def check_output(path: str | os.PathLike[str] | None, suffix: str, what: str, overwrite: bool,
+                 beside: tuple[str, ...] = ()) -> Path:
     """``-o`` for a file: it ends in ``suffix``, is not a folder, and neither it nor the files
     ``beside`` it (other suffixes of the same name) exist unless ``overwrite``. Writes nothing."""
     text = str(path).strip() if path is not None else ""
@@ -306,7 +322,7 @@ def _file_in_the_way(folder: Path) -> Path | None:
     return None
 
 
-def make_writable(folder) -> None:
+def make_writable(folder: str | os.PathLike[str]) -> None:
     """Make ``folder`` (and its parents) and check a file can be written in it; ``ValueError`` saying why not."""
     if (file := _file_in_the_way(Path(folder))) is not None:  # mkdir would say only "Not a directory"
         raise ValueError(f"cannot write to {str(folder)!r}: {str(file)!r} is a file, not a folder")
@@ -318,7 +334,7 @@ def make_writable(folder) -> None:
         raise ValueError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
 
 
-def check_max_bid(agent, max_bid: int, who: str | None = None, verb: str = "evaluate") -> None:
+def check_max_bid(agent: object, max_bid: int, who: str | None = None, verb: str = "evaluate") -> None:
     """``ValueError`` if the network ``agent`` plays, or searches with, was made for another game's
     ``max_bid`` (another number of actions), saying which ``max_bid`` to ``verb`` it with; ``who``
     names it in the message (default: ``model 'NAME'``)."""
@@ -406,7 +422,7 @@ class RunStopped(RuntimeError):
     saved: the message says why and how to go on."""
 
 
-def run_command(prog: str, run, args) -> int:
+def run_command(prog: str, run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """``run(args)``, its exit status; the ways a command can end badly, each said in one line.
 
     A ``ValueError`` is a mistake in the input: ``PROG: error: MESSAGE`` on stderr, status 2.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from agents.base import agent_label
 from ten_env import Rules
@@ -27,6 +27,9 @@ from ten_env.record import Recorder, save_record
 from ten_env.render import render_table
 
 from .record import agent_move
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HELP = """Answer with the number shown before an action, or its name.
   draw / stop_numbers / stop_currency   draw another card, or stop and take a reward
@@ -50,7 +53,7 @@ def move_label(name: str) -> str:
 
 
 def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,
-         stdin: TextIO | None = None, stdout: TextIO | None = None, save=None) -> int:
+         stdin: TextIO | None = None, stdout: TextIO | None = None, save: str | Path | None = None) -> int:
     """Run one game with a person in ``seat``; the exit status: 0 when the game ends or the
     person quits, 1 when the input ends first. ``save``: a path to write the record to when
     the game ends or is left."""
@@ -132,7 +135,7 @@ def watch(rec: Recorder, players: dict, delay: float = 0.0, out: TextIO | None =
     out = out or sys.stdout
     game = rec.game
 
-    def table():
+    def table() -> None:
         print(render_table(game, names=rec.names, last_moves=False), file=out, flush=True)
 
     print(f"  turn {game.turn}: {rec.labels[game.active_player]} draws", file=out)  # as tell() prints later turns

@@ -23,6 +23,9 @@ step through.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from agents.base import move_of, refusals_of
@@ -33,8 +36,13 @@ from ten_env.rules import PLAYER_COUNTS
 
 from .options import TRUST_HELP, at_least, check_writable, span, within
 
+if TYPE_CHECKING:
+    import argparse
 
-def policy_note(agent, observation: dict, names) -> dict | None:
+    from agents.base import Player
+
+
+def policy_note(agent: object, observation: dict, names: Callable[[int], str]) -> dict | None:
     """A trained policy's view of a decision: its value and its probability for each legal
     action, most likely first; ``None`` for an agent without a network (no ``evaluate``)."""
     evaluate = getattr(agent, "evaluate", None)
@@ -47,7 +55,7 @@ def policy_note(agent, observation: dict, names) -> dict | None:
             "probs": [[names(int(a)), round(float(probs[0][a]), 4)] for a in ranked]}
 
 
-def agent_move(rec: Recorder, agent) -> list[dict]:
+def agent_move(rec: Recorder, agent: Player) -> list[dict]:
     """``agent``, in the seat to act in ``rec``'s game, takes its move (seeing
     :func:`~agents.tournament.player_view`), recorded with its network's view of it
     (:func:`policy_note`); the new steps, forced ones after it included."""
@@ -66,7 +74,7 @@ def play_recorded(rec: Recorder, players: dict) -> None:
         agent_move(rec, players[rec.game.current_player])
 
 
-def record_seeded_games(agents: list, names: list[str], rules: Rules, n: int, seed: int):
+def record_seeded_games(agents: list, names: list[str], rules: Rules, n: int, seed: int) -> Iterator[Recorder]:
     """Yield a finished :class:`Recorder` for each of games 0 to ``n - 1`` of
     ``seeded_games(agents, rules, ..., seed)``, played by it (the same deck seeds, seat
     rotation and agent resets), so the same games; ``names[i]`` names ``agents[i]``."""
@@ -80,7 +88,7 @@ def record_seeded_games(agents: list, names: list[str], rules: Rules, n: int, se
         yield rec
 
 
-def add_record_arguments(parser) -> None:
+def add_record_arguments(parser: argparse.ArgumentParser) -> None:
     from ten_env.rules import JEN_LEVELS
 
     parser.add_argument("agents", nargs="+", metavar="AGENT", help="the agents, seat 0 first (as ten eval names them)")
@@ -96,7 +104,7 @@ def add_record_arguments(parser) -> None:
     parser.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """``ten record``: check everything, play the game, write the record; 0."""
     from agents.base import agent_label
     from .runner import seat_agents

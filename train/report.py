@@ -17,7 +17,7 @@ BASE_RULES_KEYS = ("bust_buy", "payment", "max_bid", "deck_file")
 REPORT_FILES = ("report.json", "ladder.png")
 
 
-def _rules_note(rules) -> str:
+def _rules_note(rules: dict | None) -> str:
     """``"; rules: max_bid=20, bust_buy"`` for the settings that differ from the Rules defaults."""
     if not rules:
         return ""
@@ -53,7 +53,7 @@ def format_table(report: dict) -> str:
         ))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
 
-    def line(row):
+    def line(row: tuple[str, ...]) -> str:
         cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:], widths[1:])]
         return "  ".join(cells).rstrip()
 
@@ -71,7 +71,7 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def save_report(report: dict, out_dir) -> tuple[Path, Path | None]:
+def save_report(report: dict, out_dir: str | Path) -> tuple[Path, Path | None]:
     """Write ``report.json`` and, for the ladder, ``ladder.png`` in ``out_dir``; their paths.
 
     A ``ladder.png`` left from an earlier report is removed when this report has no ladder.
@@ -89,7 +89,7 @@ def save_report(report: dict, out_dir) -> tuple[Path, Path | None]:
     return json_path, png_path
 
 
-def plot_ladder(report: dict, path) -> None:
+def plot_ladder(report: dict, path: str | Path) -> None:
     """The win rate against each JEN level of a ladder report, with its intervals, as a PNG."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

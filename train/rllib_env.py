@@ -7,6 +7,7 @@ Imports Ray: :mod:`train.rllib_trainer` imports this module only once Ray is kno
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
@@ -16,6 +17,16 @@ from agents.registry import make_agent
 from agents.rllib_policy import LEARNER
 from ten_env.game import score_margin
 from ten_env.rllib import TenMultiAgentEnv
+
+if TYPE_CHECKING:
+    import gymnasium
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.env.env_runner_group import EnvRunnerGroup
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+
+    from ten_env.single_agent import Policy
 
 PLAYER = "player_0"  # the learner's seat
 
@@ -39,7 +50,7 @@ class TableEnv(TenMultiAgentEnv):
     one line, which :class:`TenCallbacks` reports and the trainer stops the run with.
     """
 
-    def __init__(self, config=None):
+    def __init__(self, config: dict | None = None):
         # An EnvContext: the runner's and the vector index tell the envs' random streams apart.
         self._streams = [getattr(config, "worker_index", 0), getattr(config, "vector_index", 0)]
         config = dict(config or {})
@@ -55,7 +66,7 @@ class TableEnv(TenMultiAgentEnv):
         self.table: list[CheckedAgent | None] = [None] * self.rules.num_agents  # None: a seat RLlib plays
         self.failure: str | None = None  # the first AgentFailed of this game
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         self.failure = None
         if seed is not None:  # the same reset seed, the same table and the same games
             self._draw = np.random.default_rng([seed, *self._streams])
@@ -79,11 +90,11 @@ class TableEnv(TenMultiAgentEnv):
         a stream of the env's own (the run's seed, the runner, the env's index)."""
         return int(self._seating.integers(2**62))
 
-    def scripted_seat(self, seat):
+    def scripted_seat(self, seat: int) -> Policy | None:
         agent = self.table[seat]
         return None if agent is None else lambda observation, info: self._move_of(agent, observation, info)
 
-    def _move_of(self, agent, observation, info) -> int:
+    def _move_of(self, agent: CheckedAgent, observation: dict, info: dict) -> int:
         if self.failure is None:
             try:
                 return agent(observation, info)
@@ -91,7 +102,7 @@ class TableEnv(TenMultiAgentEnv):
                 self.failure = str(exc)
         return int(np.flatnonzero(observation_parts(observation, info)[1])[0])  # the game ends; the run stops
 
-    def _final_step(self, illegal=None):
+    def _final_step(self, illegal: tuple[int, int] | None = None) -> tuple[dict, dict, dict, dict, dict]:
         observations, rewards, terminateds, truncateds, infos = super()._final_step(illegal)
         game = self.game
         assert game is not None  # a game has just ended
@@ -105,7 +116,7 @@ class TableEnv(TenMultiAgentEnv):
 SEATING = "ten_seating"  # an episode's custom_data key: the number map_agent draws its game's seating from
 
 
-def map_agent(agent_id, episode, modules=(LEARNER,), **kwargs):
+def map_agent(agent_id: str, episode: MultiAgentEpisode, modules: tuple[str, ...] = (LEARNER,), **kwargs: Any) -> str:
     """``player_0`` is the learner; every other seat RLlib plays is one of ``modules`` (the
     learner or a snapshot), drawn from a number its env gave the game
     (:meth:`TenCallbacks.on_episode_created`), so that a run is reproduced from its seed and a
@@ -118,16 +129,19 @@ def map_agent(agent_id, episode, modules=(LEARNER,), **kwargs):
     return random.Random(f"{drawn}/{agent_id}").choice(modules)
 
 
-def send_jen_level(env_runner_group, level: int, runner_ids=None, timeout_s: float | None = None) -> None:
+def send_jen_level(env_runner_group: EnvRunnerGroup, level: int, runner_ids: list[int] | None = None,
+                   timeout_s: float | None = None) -> None:
     """The following games of every env on the runners ``runner_ids`` (all, if None) against
     JEN at ``level``."""
-    def climb(runner):
+    def climb(runner: MultiAgentEnvRunner) -> None:
         if runner.env is not None:  # a local runner beside remote ones has no env
-            for env in runner.env.envs:
+            for env in runner.env.envs:  # type: ignore[union-attr]  # a vector env's: a list
                 env.unwrapped.set_jen_level(level)
 
-    env_runner_group.foreach_env_runner(climb, remote_worker_ids=runner_ids, local_env_runner=runner_ids is None,
-                                        timeout_seconds=timeout_s)
+    env_runner_group.foreach_env_runner(
+        climb,  # type: ignore[arg-type]  # Ray types the runner as any EnvRunner: ours are multi-agent
+        remote_worker_ids=runner_ids,  # type: ignore[arg-type]  # None (all), Ray's own default
+        local_env_runner=runner_ids is None, timeout_seconds=timeout_s)
 
 
 class TenCallbacks(RLlibCallback):
@@ -147,18 +161,22 @@ class TenCallbacks(RLlibCallback):
 
     jen_level: int | None = None
 
-    def on_env_runners_recreated(self, *, algorithm, env_runner_group, env_runner_indices, is_evaluation,
-                                 **kwargs):
+    def on_env_runners_recreated(self, *, algorithm: Algorithm, env_runner_group: EnvRunnerGroup,
+                                 env_runner_indices: list[int], is_evaluation: bool, **kwargs: Any) -> None:
         if self.jen_level is not None and not is_evaluation:
             send_jen_level(env_runner_group, self.jen_level, list(env_runner_indices),
-                           timeout_s=algorithm.config.env_runner_restore_timeout_s)  # as RLlib's own sync
+                           timeout_s=algorithm.config  # type: ignore[union-attr]  # a built algorithm has its config
+                           .env_runner_restore_timeout_s)  # as RLlib's own sync
 
-    def on_episode_created(self, *, episode, env=None, env_index=0, **kwargs):
+    def on_episode_created(self, *, episode: MultiAgentEpisode,  # type: ignore[override]  # the new API stack's episode
+                           env: gymnasium.Env | None = None, env_index: int = 0, **kwargs: Any) -> None:
         table = getattr(getattr(env, "envs", [None] * (env_index + 1))[env_index], "unwrapped", None)
         if isinstance(table, TableEnv):
             episode.custom_data[SEATING] = table.seating_seed()
 
-    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs):
+    def on_episode_end(self, *, episode: MultiAgentEpisode,  # type: ignore[override]  # the new API stack's episode
+                       metrics_logger: MetricsLogger = None,  # type: ignore[assignment]  # RLlib always gives one
+                       **kwargs: Any) -> None:
         learner = episode.agent_episodes.get(PLAYER)
         if learner is None:
             return

@@ -29,10 +29,15 @@ Ray and torch are imported here: import this module only with the ``rllib`` extr
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import gymnasium as gym
 import torch
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
+
+if TYPE_CHECKING:
+    from ray.rllib.utils.typing import TensorType
 
 OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
 
@@ -40,7 +45,7 @@ OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
 class MaskedPPOModule(DefaultPPOTorchRLModule):
     """RLlib's default PPO module with illegal actions masked out (see the module docstring)."""
 
-    def __init__(self, *, observation_space=None, **kwargs):
+    def __init__(self, *, observation_space: gym.Space | None = None, **kwargs: Any) -> None:
         if not (isinstance(observation_space, gym.spaces.Dict)
                 and {OBSERVATIONS, ACTION_MASK} <= set(observation_space.spaces)):
             raise ValueError(f"MaskedPPOModule needs a Dict observation space with {OBSERVATIONS!r} and "
@@ -49,31 +54,31 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
         self._space_with_mask = observation_space
         super().__init__(observation_space=observation_space[OBSERVATIONS], **kwargs)
 
-    def setup(self):
+    def setup(self) -> None:
         super().setup()
         self.observation_space = self._space_with_mask
 
-    def _forward(self, batch, **kwargs):
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         mask, batch = _split(batch)
         return _masked(super()._forward(batch, **kwargs), mask)
 
-    def _forward_train(self, batch, **kwargs):
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         mask, batch = _split(batch)
         return _masked(super()._forward_train(batch, **kwargs), mask)
 
-    def compute_values(self, batch, embeddings=None):
+    def compute_values(self, batch: dict[str, Any], embeddings: Any | None = None) -> TensorType:
         if isinstance(batch[Columns.OBS], dict):  # GAE calls it on the raw batch
             batch = _split(batch)[1]
         return super().compute_values(batch, embeddings)
 
 
-def _split(batch: dict):
+def _split(batch: dict) -> tuple[torch.Tensor, dict]:
     """(the mask as bool, a shallow copy of ``batch`` whose observations are the vector)."""
     obs = batch[Columns.OBS]
     return obs[ACTION_MASK].bool(), {**batch, Columns.OBS: obs[OBSERVATIONS]}
 
 
-def _masked(outputs: dict, mask):
+def _masked(outputs: dict, mask: torch.Tensor) -> dict:
     logits = outputs[Columns.ACTION_DIST_INPUTS]
     lowest = torch.finfo(logits.dtype).min
     outputs[Columns.ACTION_DIST_INPUTS] = torch.where(mask, logits, torch.full_like(logits, lowest))

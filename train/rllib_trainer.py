@@ -70,6 +70,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -85,7 +86,15 @@ from .options import RunStopped
 from .trainer import (KEEP_CHECKPOINTS, STATE, WINDOW, _next_multiple, _prepare_output, final_evaluation, make_run_folder,
                       machine, periodic_evaluation, run_seed_at, write_config)
 
-def _import_rllib():
+if TYPE_CHECKING:
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    from .rllib_env import TenCallbacks
+
+
+def _import_rllib() -> None:
     try:
         import ten_env.rllib  # noqa: F401  (imports Ray RLlib)
     except ModuleNotFoundError as exc:
@@ -183,7 +192,7 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
 # ---------------------------------------------------------------------------- the algorithm
 
 
-def build_algorithm(config: Config, jen_level: int | None, timesteps: int = 0):
+def build_algorithm(config: Config, jen_level: int | None, timesteps: int = 0) -> Algorithm:
     """PPO for a config, its envs at ``jen_level``; seeded with ``run_seed_at(config, timesteps)`` (as the
     SB3 backend seeds its envs), so that a resumed run deals new games."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -222,7 +231,7 @@ def build_algorithm(config: Config, jen_level: int | None, timesteps: int = 0):
     return algorithm
 
 
-def _ten_callbacks(algorithm):
+def _ten_callbacks(algorithm: Algorithm) -> TenCallbacks:
     """The algorithm's :class:`train.rllib_env.TenCallbacks` (RLlib keeps a list of callback objects)."""
     from .rllib_env import TenCallbacks
 
@@ -230,27 +239,29 @@ def _ten_callbacks(algorithm):
     return next(c for c in found if isinstance(c, TenCallbacks))
 
 
-def copy_module(algorithm, source: str, targets: list[str]) -> None:
+def copy_module(algorithm: Algorithm, source: str, targets: list[str]) -> None:
     """Overwrite the weights of ``targets`` with ``source``'s, in the learner and on every runner."""
-    state = algorithm.learner_group.get_weights(module_ids=[source])[source]
-    algorithm.learner_group.set_weights({target: state for target in targets})
-    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group,
-                                            policies=targets, inference_only=True)
+    state = algorithm.learner_group.get_weights(  # type: ignore[union-attr]  # a built algorithm has its learners
+        module_ids=[source])[source]
+    algorithm.learner_group.set_weights(  # type: ignore[union-attr]  # as above
+        {target: state for target in targets})
+    algorithm.env_runner_group.sync_weights(  # type: ignore[union-attr]  # and its runners
+        from_worker_or_learner_group=algorithm.learner_group, policies=targets, inference_only=True)
 
 
-def set_jen_level(algorithm, level: int) -> None:
+def set_jen_level(algorithm: Algorithm, level: int) -> None:
     """The following games of every env, on every runner, against JEN at ``level``; a runner
     that Ray restarts later gets it too (:class:`train.rllib_env.TenCallbacks`)."""
     from .rllib_env import send_jen_level
 
     _ten_callbacks(algorithm).jen_level = level
-    send_jen_level(algorithm.env_runner_group, level)
+    send_jen_level(algorithm.env_runner_group, level)  # type: ignore[arg-type]  # a built algorithm has its runners
 
 
 # ---------------------------------------------------------------------------- checkpoints
 
 
-def save_checkpoint(config: Config, algorithm, out_dir: Path, state: dict, steps: int) -> Path:
+def save_checkpoint(config: Config, algorithm: Algorithm, out_dir: Path, state: dict, steps: int) -> Path:
     """``checkpoints/step_<N>/`` and ``state.json`` (the last few kept), and the card."""
     folder = out_dir / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
@@ -354,7 +365,8 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
     return final
 
 
-def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress: bool, verbose: int) -> int:
+def _run(config: Config, algorithm: Algorithm, out_dir: Path, state: dict, writer: SummaryWriter, progress: bool,
+         verbose: int) -> int:
     """Train until ``train.total_steps``; checkpoints, curriculum, snapshots, evaluations, logs."""
     opponents, total = config.opponents, config.train.total_steps
     curriculum = getattr(opponents, "curriculum", None)
@@ -374,7 +386,7 @@ def _run(config: Config, algorithm, out_dir: Path, state: dict, writer, progress
     earlier = state.get("training_seconds") or 0.0  # a resumed run's parts before this one
     idle = 0  # iterations in a row that sampled nothing
 
-    def save():
+    def save() -> None:
         state["training_seconds"] = round(earlier + time.perf_counter() - started, 1)
         save_checkpoint(config, algorithm, out_dir, state, steps)
     try:
@@ -456,13 +468,14 @@ def _series(runners: dict, name: str) -> list:
     return list(items) if isinstance(items, (list, tuple)) else [items]
 
 
-def _progress_bar(total: int, done: int):
+def _progress_bar(total: int, done: int) -> tqdm:
     from tqdm import tqdm
 
     return tqdm(total=total, initial=min(done, total), unit="step", dynamic_ncols=True, desc="training")
 
 
-def _log(writer, steps, result, results, margins, lengths, state, speed) -> None:
+def _log(writer: SummaryWriter, steps: int, result: dict, results: deque[float], margins: deque[float],
+         lengths: deque[int], state: dict, speed: float) -> None:
     runners, learner = result.get("env_runners", {}), result.get("learners", {}).get(LEARNER, {})
     scalars = {
         "ten/illegal_actions": runners.get("ten", {}).get("illegal_actions"),
@@ -482,7 +495,7 @@ def _log(writer, steps, result, results, margins, lengths, state, speed) -> None
             writer.add_scalar(key, float(value), steps)
 
 
-def _evaluate(config: Config, algorithm, state: dict, steps: int, writer) -> None:
-    agent = RLlibPolicyAgent.from_module(algorithm.get_module(LEARNER))
+def _evaluate(config: Config, algorithm: Algorithm, state: dict, steps: int, writer: SummaryWriter) -> None:
+    agent = RLlibPolicyAgent.from_module(algorithm.get_module(LEARNER))  # type: ignore[arg-type]  # a TorchRLModule
     periodic_evaluation(config, agent, state["jen_level"], steps,
                         lambda tag, value: writer.add_scalar(tag, value, steps))

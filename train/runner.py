@@ -15,17 +15,27 @@ import signal
 import sys
 import threading
 import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from agents import Results, play_games
 from agents.registry import make_agent
 from ten_env import Rules
 from agents.rllib_policy import TRUSTED_WARNING
 
+if TYPE_CHECKING:
+    from types import FrameType
 
-def load_agent(spec: str, seed: int | None = None, trust: bool = False):
+    from agents.base import Player
+
+    from .journal import Journal
+
+_R = TypeVar("_R")
+
+
+def load_agent(spec: str, seed: int | None = None, trust: bool = False) -> Player:
     """The agent named by ``spec``; ``trust`` lets a model file be loaded by unpickling."""
     # ``trust`` is only passed when asked for, so make_agent without the keyword keeps working.
     return make_agent(spec, seed=seed, **({"trust": True} if trust else {}))
@@ -82,7 +92,7 @@ def _worker_init() -> None:
         os.environ.setdefault(var, "1")
 
 
-def _play_in_worker(play, chunk: Chunk):
+def _play_in_worker(play: Callable[[Chunk, dict], _R], chunk: Chunk) -> _R:
     """``play(chunk, cache)`` in a worker process, its agents kept for the worker's next chunks."""
     result = play(chunk, _WORKER_CACHE)
     if "torch" in sys.modules:
@@ -141,7 +151,7 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
 
 
 @contextmanager
-def interrupted_once():
+def interrupted_once() -> Iterator[None]:
     """Ctrl-C raises ``KeyboardInterrupt``; the next one, while the first is handled (the workers
     stopped, the bar closed), is ignored, and a third interrupts that handling too. Two come
     together from a double press, and from ``timeout -s INT``, which signals the command and
@@ -156,7 +166,7 @@ def interrupted_once():
         return
     presses = 0
 
-    def interrupt(signum, frame):
+    def interrupt(signum: int, frame: FrameType | None) -> None:
         nonlocal presses
         presses += 1
         if presses == 2:
@@ -183,7 +193,7 @@ class Stopped(KeyboardInterrupt):
 
 
 @contextmanager
-def stopped_by_signals():
+def stopped_by_signals() -> Iterator[None]:
     """While it lasts (in the main thread), SIGTERM and SIGHUP raise :class:`Stopped`, each once:
     the ones that follow while it is handled are ignored. Their handlers before are restored after.
     A signal ignored when it starts stays ignored: ``nohup`` ignores SIGHUP so that a run outlives
@@ -195,7 +205,7 @@ def stopped_by_signals():
               if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN]
     stopping = False
 
-    def stop(signum, frame):
+    def stop(signum: int, frame: FrameType | None) -> None:
         nonlocal stopping
         if stopping:
             return
@@ -210,8 +220,9 @@ def stopped_by_signals():
             signal.signal(sig, handler)
 
 
-def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progress: bool = False,
-               desc: str = "evaluating", journal=None) -> None:
+def run_chunks(tasks: list[Chunk], play: Callable[[Chunk, dict], Any], jobs: int, cache: dict,
+               on_done: Callable[[Chunk, Any], object], progress: bool = False, desc: str = "evaluating",
+               journal: Journal | None = None) -> None:
     """Call ``play(chunk, cache)`` for every chunk and ``on_done(chunk, result)`` as each ends.
 
     ``jobs == 1`` plays here, with agents from ``cache``; more start that many worker
@@ -241,7 +252,7 @@ def run_chunks(tasks: list[Chunk], play, jobs: int, cache: dict, on_done, progre
         except ImportError:  # pragma: no cover - tqdm comes with the training extra
             bar = None
 
-    def done(task: Chunk, result) -> None:
+    def done(task: Chunk, result: Any) -> None:
         on_done(task, result)
         if journal is not None:
             journal.record(task, result)
@@ -276,7 +287,8 @@ def _start_resource_tracker() -> None:
         signal.signal(signal.SIGHUP, previous)
 
 
-def _run(tasks: list[Chunk], play, jobs: int, cache: dict, done) -> None:
+def _run(tasks: list[Chunk], play: Callable[[Chunk, dict], Any], jobs: int, cache: dict,
+         done: Callable[[Chunk, Any], object]) -> None:
     """:func:`run_chunks`'s games, here or on ``jobs`` workers."""
     if jobs == 1:
         for task in tasks:
@@ -314,7 +326,7 @@ def _run(tasks: list[Chunk], play, jobs: int, cache: dict, done) -> None:
 
 
 def play_matchups(matchups: list[tuple], games: int, seed: int, jobs: int, progress: bool = False,
-                  cache: dict | None = None, trust: bool = False, journal=None) -> list[Results]:
+                  cache: dict | None = None, trust: bool = False, journal: Journal | None = None) -> list[Results]:
     """The results of ``games`` games of each matchup, game ``i`` on deck seed ``seed + i``,
     here or on ``jobs`` worker processes (:func:`run_chunks`); the same whatever ``jobs``.
 

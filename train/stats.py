@@ -3,6 +3,9 @@ two agents compared on the same deals."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
+from typing import SupportsInt
+
 from agents import Results
 
 CONFIDENCE = 0.95
@@ -34,7 +37,7 @@ def wilson_interval(wins: int, n: int, confidence: float = CONFIDENCE) -> tuple[
     return min(max(float(ci.low), 0.0), 1.0), min(max(float(ci.high), 0.0), 1.0)
 
 
-def design_effect(wins_per_deal, games_per_deal) -> float:
+def design_effect(wins_per_deal: Iterable[SupportsInt], games_per_deal: Iterable[SupportsInt]) -> float:
     """How many times the variance of a win count exceeds a binomial's when games come in clusters
     (the games of one deal played at several tables), estimated from the clusters; at least 1.
 
@@ -55,8 +58,8 @@ def design_effect(wins_per_deal, games_per_deal) -> float:
     return max(1.0, spread / (n / (n - 1) * n * p * (1 - p)))
 
 
-def clustered_wilson_interval(wins_per_deal, games_per_deal, confidence: float = CONFIDENCE
-                              ) -> tuple[float, float, float]:
+def clustered_wilson_interval(wins_per_deal: Collection[SupportsInt], games_per_deal: Collection[SupportsInt],
+                              confidence: float = CONFIDENCE) -> tuple[float, float, float]:
     """The Wilson interval of a win rate whose games come in clusters, over the effective number of
     games (the games divided by :func:`design_effect`, Kish's effective sample size); and that
     design effect. With one game a deal it is :func:`wilson_interval`."""

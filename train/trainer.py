@@ -35,8 +35,10 @@ import shutil
 import sys
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, SupportsFloat, SupportsIndex
 
 import gymnasium
 import numpy as np
@@ -53,6 +55,16 @@ from ten_env.rules import JEN_LEVELS
 
 from .config import Config, SelfPlayOpponents, read_yaml
 from .options import RunStopped, is_whole, make_writable, parse_levels
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.base_class import BaseAlgorithm
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import VecEnv
+
+    from agents import Results
+    from agents.base import Player
 
 STATE = "state.json"
 WINDOW = "curriculum_window"  # state.json's key for the curriculum's games at the current level, won (1) or not
@@ -103,7 +115,7 @@ class PoolOpponent(Agent):
 # ---------------------------------------------------------------------------- environments
 
 
-def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None):
+def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None) -> Callable[[], gymnasium.Env]:
     """A picklable factory for environment ``rank`` of the vector env."""
     counts = config.rules.player_counts
     opponents = config.opponents
@@ -111,7 +123,7 @@ def make_env_fn(config: Config, rank: int, out_dir: Path, jen_level: int | None)
     derived_features = config.train.derived_features
     seed = config.train.seed * 1000 + rank
 
-    def make():
+    def make() -> Monitor:
         from stable_baselines3.common.monitor import Monitor
 
         env: gymnasium.Env  # a SingleAgentEnv, wrapped for the derived features
@@ -145,17 +157,17 @@ class _SaysWhyInOneLine(gymnasium.Wrapper):
     :func:`train`); its traceback would go to the terminal, and the training process would see
     only the pipe closing. In the training process itself it goes on up, to ``ten``'s one line."""
 
-    def step(self, action):
+    def step(self, action: SupportsIndex) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         with _one_line_on_a_worker():
             return self.env.step(action)
 
-    def reset(self, **kwargs):
+    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
         with _one_line_on_a_worker():
             return self.env.reset(**kwargs)
 
 
 @contextmanager
-def _one_line_on_a_worker():
+def _one_line_on_a_worker() -> Iterator[None]:
     import multiprocessing
 
     try:
@@ -168,14 +180,14 @@ def _one_line_on_a_worker():
         raise SystemExit(1) from None
 
 
-def _level_env_method(venv, level: int):
+def _level_env_method(venv: VecEnv, level: int) -> None:
     venv.env_method("set_jen_level", level)
 
 
 # ---------------------------------------------------------------------------- callbacks
 
 
-def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
+def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
     opponents = config.opponents
@@ -184,7 +196,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
     class TenCallback(BaseCallback):
         """Game statistics, curriculum, checkpoints, self-play snapshots, periodic evaluation."""
 
-        def __init__(self):
+        def __init__(self) -> None:
             super().__init__(verbose)  # with --verbose, says when the curriculum climbs
             window = curriculum.window if curriculum else 200
             self.results = deque(state.get(WINDOW) or (), maxlen=window)
@@ -238,7 +250,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
                     save_checkpoint(self.model, out_dir, state, self.trained)
                 self.next_checkpoint = _next_multiple(self.trained, config.train.checkpoint_every)
 
-        def _climb(self):
+        def _climb(self) -> None:
             if not curriculum or len(self.results) < curriculum.window:
                 return
             if np.mean(self.results) >= curriculum.threshold and state["jen_level"] < curriculum.max_level:
@@ -248,7 +260,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
                 if self.verbose:
                     print(f"curriculum: JEN level {state['jen_level']}")
 
-        def _snapshot_to_pool(self):
+        def _snapshot_to_pool(self) -> None:
             pool = out_dir / "pool"
             with _writing(out_dir, "a snapshot for the pool"):
                 pool.mkdir(exist_ok=True)
@@ -257,14 +269,15 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0):
             for old in sorted(pool.glob("step_*.zip"))[: -opponents.pool_size]:
                 old.unlink()
 
-        def _evaluate(self):
+        def _evaluate(self) -> None:
             periodic_evaluation(config, PolicyAgent.from_model(self.model), state.get("jen_level"),
                                 self.num_timesteps, self.logger.record)
 
     return TenCallback()
 
 
-def periodic_evaluation(config: Config, agent, jen_level: int | None, steps: int, record) -> None:
+def periodic_evaluation(config: Config, agent: Player, jen_level: int | None, steps: int,
+                        record: Callable[[str, float], object]) -> None:
     """The evaluation every ``evaluation.every`` steps, for both backends: ``agent`` against JEN
     at ``jen_level`` (opponents kind jen) or against each ``evaluation.opponents`` agent at each
     table size; ``record(tag, value)`` logs each win rate and margin, and a line is printed. It
@@ -274,7 +287,7 @@ def periodic_evaluation(config: Config, agent, jen_level: int | None, steps: int
 
 
 @contextmanager
-def _streams_kept():
+def _streams_kept() -> Iterator[None]:
     """Python's, NumPy's and torch's global random streams, put back as they were: loading a
     network for an opponent (``evaluation.opponents: [ppo-2p]``) draws its first weights from
     torch's, which PPO's rollouts sample actions from, so an evaluation changed the training."""
@@ -291,7 +304,8 @@ def _streams_kept():
             np.random.set_state(numpy)
 
 
-def _evaluate_now(config: Config, agent, jen_level: int | None, steps: int, record) -> None:
+def _evaluate_now(config: Config, agent: Player, jen_level: int | None, steps: int,
+                  record: Callable[[str, float], object]) -> None:
     seed = 1_000_000  # fixed evaluation seeds, apart from the training games
     if config.opponents.kind == "jen":
         rules = Rules(**config.rules.game(2, jen_level=jen_level))
@@ -312,7 +326,7 @@ def _evaluate_now(config: Config, agent, jen_level: int | None, steps: int, reco
             _print_evaluation(steps, f"vs {name}" + (f", {players} players" if suffix else ""), result)
 
 
-def _print_evaluation(steps: int, label: str, result) -> None:
+def _print_evaluation(steps: int, label: str, result: Results) -> None:
     """One line per periodic evaluation: steps, opponent, win rate with its 95% interval."""
     from .stats import wilson_interval
 
@@ -329,7 +343,7 @@ def _next_multiple(steps: int, every: int) -> int:
 # ---------------------------------------------------------------------------- checkpoints
 
 
-def save_checkpoint(model, out_dir: Path, state: dict, steps: int) -> Path:
+def save_checkpoint(model: BaseAlgorithm, out_dir: Path, state: dict, steps: int) -> Path:
     folder = out_dir / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"step_{steps:010d}.zip"
@@ -342,7 +356,7 @@ def save_checkpoint(model, out_dir: Path, state: dict, steps: int) -> Path:
     return path
 
 
-def training_seconds(model, state: dict) -> float:
+def training_seconds(model: BaseAlgorithm, state: dict) -> float:
     """Seconds of training so far: the earlier parts' (``state``, as a resumed run's state.json has
     it) and this part's, since SB3's ``learn`` began it (0 before)."""
     started = getattr(model, "start_time", None)
@@ -475,7 +489,7 @@ def _config_differences(old: dict, new: dict) -> list[str]:
     default there."""
     from .config import validate
 
-    def comparable(config):
+    def comparable(config: dict) -> dict:
         try:
             config = validate(config).to_dict()
         except ValueError:  # e.g. its init_from file has gone: compared as written
@@ -524,7 +538,7 @@ def write_config(config: Config, out_dir: Path) -> None:
     write_atomically(out_dir / "config.yaml", lambda tmp: tmp.write_text(text))
 
 
-def _write_run_files(config: Config, out_dir: Path):
+def _write_run_files(config: Config, out_dir: Path) -> None:
     import sb3_contrib
     import stable_baselines3
     import torch
@@ -667,7 +681,7 @@ def train(config: Config, resume: bool = False, overwrite: bool = False, progres
 
 
 @contextmanager
-def _writing(out_dir: Path, what: str):
+def _writing(out_dir: Path, what: str) -> Iterator[None]:
     """A file of the run that cannot be written (a full disk, a folder gone) stops it in one line
     (:class:`train.options.RunStopped`) that says what is kept: the last checkpoint that was saved."""
     try:
@@ -686,7 +700,7 @@ def _kept(out_dir: Path, first: str = "mend it") -> str:
     return f"the checkpoint at {steps:,} steps is kept: {first}, then --resume"
 
 
-def warm_start(policy, spec: str, sharpen: float = 1.0) -> None:
+def warm_start(policy: MaskableActorCriticPolicy, spec: str, sharpen: float = 1.0) -> None:
     """Copy the weights of a trained model (``train.init_from``) into a fresh run's policy.
 
     Only the network is taken, read without unpickling; the optimiser, the schedules and the
@@ -710,11 +724,11 @@ def warm_start(policy, spec: str, sharpen: float = 1.0) -> None:
         load_with_new_inputs(policy, start.state_dict())
     if sharpen != 1.0:
         with torch.no_grad():
-            policy.action_net.weight.mul_(sharpen)
-            policy.action_net.bias.mul_(sharpen)
+            policy.action_net.weight.mul_(sharpen)  # type: ignore[operator]  # SB3 types it a Module: a Linear
+            policy.action_net.bias.mul_(sharpen)  # type: ignore[operator]  # SB3 types it a Module: a Linear
 
 
-def write_model_card(model, path: Path, config: Config, jen_level: int | None = None,
+def write_model_card(model: MaskablePPO, path: Path, config: Config, jen_level: int | None = None,
                      seconds: float | None = None) -> Path:
     """``model.json`` beside ``model.zip``: what loading it needs, as plain values (the policy
     arguments, the spaces), and where it came from: the config, the seed, the seconds of training

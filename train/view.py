@@ -19,10 +19,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ten_env.record import load_record
 
 from .options import check_writable
+
+if TYPE_CHECKING:
+    import argparse
 
 PAGE = Path(__file__).parent / "web" / "page.html"
 GENERATOR = '<meta name="generator" content="ten-env">'  # in every page: one ten view may replace
@@ -40,7 +44,7 @@ def page(record: dict, live: dict | None = None) -> str:
     return head.replace("__TITLE__", title) + data + tail
 
 
-def add_view_arguments(parser) -> None:
+def add_view_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("record", metavar="GAME.json", help="a game record (ten record, ten eval --save-games, "
                                                             "ten play --save)")
     parser.add_argument("-o", "--out", metavar="GAME.html", help="the page to write (default: beside the record)")
@@ -57,7 +61,7 @@ def is_page(path: Path) -> bool:
         return False
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """``ten view``: read and check the record, write the page (an older page of ten view's
     there is replaced, any other file only with ``--overwrite``); 0."""
     record = load_record(args.record)

@@ -32,6 +32,7 @@ import signal
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from agents.base import AgentFailed
 from ten_env import Rules
@@ -39,6 +40,11 @@ from ten_env.record import Recorder, save_record
 
 from .record import agent_move
 from .view import page
+
+if TYPE_CHECKING:
+    import socket
+    from pathlib import Path
+    from types import FrameType
 
 DEFAULT_PORT = 8000
 MAX_BODY = 4096  # bytes: a move is {"action": NAME}
@@ -60,7 +66,7 @@ class _Server(ThreadingHTTPServer):
     def port(self) -> int:
         return self.server_address[1]  # an AF_INET server's address is (host, port)
 
-    def handle_error(self, request, client_address):
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any) -> None:
         """A browser that closed or reloaded before its answer was written is not an error to print."""
         if isinstance(sys.exc_info()[1], ConnectionError):
             return
@@ -71,7 +77,7 @@ class WebGame:
     """One game between a person in seat ``you`` and agents (``players[seat]``), recorded."""
 
     def __init__(self, rules: Rules, players: dict, names: list[str], you: int = 0, seed: int | None = None,
-                 save=None):
+                 save: str | Path | None = None):
         self.rec = Recorder(rules, names, seed=seed)
         self.players, self.you, self.save = players, you, save
         self.lock = threading.Lock()  # the server answers requests on threads; one move at a time
@@ -89,7 +95,7 @@ class WebGame:
                 print(f"ten: warning: the game is over but not saved: {exc}; it is tried again when the server "
                       f"stops", file=sys.stderr, flush=True)
 
-    def act(self, action, at=None) -> dict:
+    def act(self, action: object, at: object = None) -> dict:
         """Play the person's ``action`` (a name) and the agents' replies; the record. ``ValueError``
         saying why when it is not one of the person's moves now; :class:`Stale` when ``at`` (the
         number of steps of the record the move was chosen from) is not the record's now."""
@@ -134,7 +140,7 @@ def make_server(port: int) -> _Server:
         server: _Server
         timeout = 10  # seconds: a request that stops halfway (a body shorter than it said) is dropped
 
-        def log_message(self, *args):  # the terminal shows the game's address, not every request
+        def log_message(self, *args: Any) -> None:  # the terminal shows the game's address, not every request
             pass
 
         def _send(self, status: int, body: bytes, kind: str, allow: str | None = None) -> None:
@@ -171,7 +177,7 @@ def make_server(port: int) -> _Server:
                                       f"{self.headers.get('Host')!r}"})
             return False
 
-        def do_GET(self):
+        def do_GET(self) -> None:
             web = self.server.web
             if not self._host_ok():
                 return
@@ -185,7 +191,7 @@ def make_server(port: int) -> _Server:
             else:
                 self._json(404, {"error": f"nothing at {self.path}: the game is at /"})
 
-        def _not_allowed(self):
+        def _not_allowed(self) -> None:
             """405, in JSON like every other refusal (http.server's own answer is a 501 page)."""
             self._json(405, {"error": f"{self.command} {self.path}: read the game with GET / or GET /record, "
                                       f"and POST a move to /act"},
@@ -194,7 +200,7 @@ def make_server(port: int) -> _Server:
         do_HEAD = do_GET  # the same answer's headers (_send leaves out the body), as HTTP asks of a server
         do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _not_allowed
 
-        def _move(self):
+        def _move(self) -> Any:
             """The move posted: its ``action``, or ``REFUSED`` after answering why the request is refused."""
             if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
                 self._json(415, {"error": f"send a move with Content-Type: application/json, got "
@@ -228,7 +234,7 @@ def make_server(port: int) -> _Server:
                                       f"this one came from {origin!r}"})
             return False
 
-        def do_POST(self):
+        def do_POST(self) -> None:
             web = self.server.web
             if not self._host_ok():
                 return
@@ -257,11 +263,11 @@ def make_server(port: int) -> _Server:
         raise ValueError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from None
 
 
-def _stop(signum, frame):
+def _stop(signum: int, frame: FrameType | None) -> NoReturn:
     raise KeyboardInterrupt
 
 
-def serve(server: _Server, web: WebGame, out=None) -> int:
+def serve(server: _Server, web: WebGame, out: TextIO | None = None) -> int:
     """Serve ``web`` with ``server`` (:func:`make_server`) until Ctrl-C or a SIGTERM (a ``kill``, a
     closing terminal session, a container stopping), both of which save the record; 0."""
     server.web = web
