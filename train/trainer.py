@@ -97,14 +97,11 @@ class PoolOpponent(Agent):
             return
         path = str(pool[int(self.rng.integers(len(pool)))])
         if path not in self._models:
-            import torch
-
             from agents.safe_load import load_policy
 
-            # Building the network draws its first weights from torch's global stream: in the
-            # learner's process (DummyVecEnv) that is the one PPO samples its actions from, so
-            # the stream is left as it was, and the run trains as it does with SubprocVecEnv.
-            with torch.random.fork_rng(devices=[]):
+            # In the learner's process (DummyVecEnv), as an evaluation's opponents: the run trains
+            # as it does with SubprocVecEnv, whose workers load the pool's networks
+            with _streams_kept():
                 self._models[path] = load_policy(path)  # the policy network only; nothing unpickled
         self.current = PolicyAgent.from_model(self._models[path], name=Path(path).stem)
 
@@ -289,8 +286,8 @@ def periodic_evaluation(config: Config, agent: Player, jen_level: int | None, st
 @contextmanager
 def _streams_kept() -> Iterator[None]:
     """Python's, NumPy's and torch's global random streams, put back as they were: loading a
-    network for an opponent (``evaluation.opponents: [ppo-2p]``) draws its first weights from
-    torch's, which PPO's rollouts sample actions from, so an evaluation changed the training."""
+    network for an opponent (``evaluation.opponents: [ppo-2p]``, a self-play pool's) draws its first
+    weights from torch's, which PPO's rollouts sample actions from, so it changed the training."""
     import random
 
     import torch
