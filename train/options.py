@@ -142,7 +142,7 @@ def agent_name(spec: str) -> str:
 
 def int_range(low: int, high: int | None, flag: str) -> Callable[[str], int]:
     """An argparse ``type``: a whole number from ``low`` to ``high`` (no upper bound for ``None``)."""
-    allowed = f"from {low:,} to {high:,}" if high is not None else f"of at least {low}"
+    allowed = _whole_range(low, high)
 
     # argparse prints "argument FLAG: " before the message
     def parse(text: str) -> int:
@@ -156,6 +156,11 @@ def int_range(low: int, high: int | None, flag: str) -> Callable[[str], int]:
 
     parse.__name__ = flag.lstrip("-").replace("-", "_")
     return parse
+
+
+def _whole_range(low: int, high: int | None) -> str:
+    """The whole numbers allowed, in words: ``"from 1 to 10,000,000"``, ``"of at least 0"``."""
+    return f"from {low:,} to {high:,}" if high is not None else f"of at least {low}"
 
 
 def is_whole(value: object) -> TypeGuard[int]:
@@ -173,8 +178,7 @@ def whole_number(name: str, value: object, low: int, high: int | None = None) ->
     """``value`` if it is a whole number from ``low`` (to ``high``, if given; a bool is not);
     ``ValueError`` naming ``name`` otherwise. The Python-side twin of :func:`int_range`."""
     if not is_whole(value) or value < low or (high is not None and value > high):
-        allowed = f"from {low:,} to {high:,}" if high is not None else f"of at least {low}"
-        raise ValueError(f"{name} must be a whole number {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be a whole number {_whole_range(low, high)}, got {value!r}")
     return value
 
 

@@ -378,8 +378,8 @@ def _run(config: Config, algorithm: Algorithm, out_dir: Path, state: dict, write
     steps = state["timesteps"]
     next_checkpoint = _next_multiple(steps, config.train.checkpoint_every)
     next_eval = _next_multiple(steps, config.evaluation.every)
-    every = getattr(opponents, "snapshot_every", 0)
-    next_snapshot = _next_multiple(steps, every) if every else None
+    selfplay = opponents if isinstance(opponents, SelfPlayOpponents) else None  # which snapshots a pool
+    next_snapshot = _next_multiple(steps, selfplay.snapshot_every) if selfplay else None
     bar = _progress_bar(total, steps) if progress else None
     started = time.perf_counter()
     start_steps = steps
@@ -425,12 +425,11 @@ def _run(config: Config, algorithm: Algorithm, out_dir: Path, state: dict, write
                 results.clear()
                 if verbose:
                     print(f"curriculum: JEN level {state['jen_level']}")
-            if next_snapshot is not None and steps >= next_snapshot:
-                assert isinstance(opponents, SelfPlayOpponents)  # only self-play snapshots
-                slot = snapshot_ids(config)[state.get("snapshots", 0) % opponents.pool_size]
+            if selfplay and next_snapshot is not None and steps >= next_snapshot:
+                slot = snapshot_ids(config)[state.get("snapshots", 0) % selfplay.pool_size]
                 copy_module(algorithm, LEARNER, [slot])
                 state["snapshots"] = state.get("snapshots", 0) + 1
-                next_snapshot = _next_multiple(steps, every)
+                next_snapshot = _next_multiple(steps, selfplay.snapshot_every)
             if config.evaluation.every and steps >= next_eval:
                 _evaluate(config, algorithm, state, steps, writer)
                 next_eval = _next_multiple(steps, config.evaluation.every)

@@ -189,6 +189,7 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0) -> 
 
     opponents = config.opponents
     curriculum = getattr(opponents, "curriculum", None)
+    selfplay = opponents if isinstance(opponents, SelfPlayOpponents) else None  # which snapshots a pool
 
     class TenCallback(BaseCallback):
         """Game statistics, curriculum, checkpoints, self-play snapshots, periodic evaluation."""
@@ -206,8 +207,8 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0) -> 
             self.trained = state["timesteps"]
             self.next_checkpoint = _next_multiple(state["timesteps"], config.train.checkpoint_every)
             self.next_eval = _next_multiple(state["timesteps"], config.evaluation.every)
-            every = getattr(opponents, "snapshot_every", 0)
-            self.next_snapshot = _next_multiple(state["timesteps"], every) if every else None
+            self.next_snapshot = (_next_multiple(state["timesteps"], selfplay.snapshot_every)
+                                  if selfplay else None)
 
         def _on_step(self) -> bool:
             for info, done in zip(self.locals["infos"], self.locals["dones"]):
@@ -228,10 +229,9 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0) -> 
                 self.logger.record("ten/jen_level", state["jen_level"])
                 self._climb()
             steps = self.num_timesteps
-            if self.next_snapshot is not None and steps >= self.next_snapshot:
-                self._snapshot_to_pool()
-                assert isinstance(opponents, SelfPlayOpponents)  # only self-play snapshots
-                self.next_snapshot += opponents.snapshot_every
+            if selfplay and self.next_snapshot is not None and steps >= self.next_snapshot:
+                self._snapshot_to_pool(selfplay.pool_size)
+                self.next_snapshot += selfplay.snapshot_every
             if config.evaluation.every and steps >= self.next_eval:
                 self._evaluate()
                 self.next_eval += config.evaluation.every
@@ -257,13 +257,12 @@ def _callbacks(config: Config, out_dir: Path, state: dict, verbose: int = 0) -> 
                 if self.verbose:
                     print(f"curriculum: JEN level {state['jen_level']}")
 
-        def _snapshot_to_pool(self) -> None:
+        def _snapshot_to_pool(self, pool_size: int) -> None:
             pool = out_dir / "pool"
             with _writing(out_dir, "a snapshot for the pool"):
                 pool.mkdir(exist_ok=True)
                 write_atomically(pool / f"step_{self.num_timesteps:010d}.zip", self.model.save)
-            assert isinstance(opponents, SelfPlayOpponents)  # only self-play keeps a pool
-            for old in sorted(pool.glob("step_*.zip"))[: -opponents.pool_size]:
+            for old in sorted(pool.glob("step_*.zip"))[: -pool_size]:
                 old.unlink()
 
         def _evaluate(self) -> None:
