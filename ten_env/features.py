@@ -28,7 +28,7 @@ import numpy as np
 
 from . import cards as C
 from . import observation as O
-from .game import BUST_LIMIT
+from .game import bust_by, totals_after
 from .scoring import gains, hand_key, score_counts
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ _VALUE = np.array(C.NET_VALUE, dtype=np.float32)
 _NUMBER = _VALUE > 0
 _CURRENCY = _VALUE < 0
 _DRAWN = np.flatnonzero(_NUMBER | _CURRENCY)
-_CURRENCY_DRAWN = np.minimum(_VALUE[_DRAWN], 0)  # minus what each adds to the currency total
+_DRAWN_IDS = _DRAWN.tolist()
 _WILD = np.array([C.is_wild(c) for c in range(C.NUM_CARD_TYPES)])
 _DECK, _TABLEAU = O.piece("deck"), O.piece("tableau")
 _HAND = [slice(O.seat_block(k).start + O.SEAT["hand"], O.seat_block(k).start + O.SEAT["hand"] + C.NUM_OWNABLE)
@@ -105,10 +105,9 @@ def _draw_tables(net: int, currency: int) -> tuple[np.ndarray, np.ndarray, np.nd
     640 games of random play): per card type, whether drawing it busts (:func:`ten_env.game.bust_by`);
     per first card drawn (number or currency) and second, whether the second then busts; and that
     table's diagonal (the same card twice)."""
-    busts = ((_NUMBER & (net + _VALUE > BUST_LIMIT)) | (_CURRENCY & (currency - _VALUE > BUST_LIMIT)))
-    then = ((_NUMBER[_DRAWN] & (net + _VALUE[_DRAWN, None] + _VALUE[_DRAWN] > BUST_LIMIT))
-            | (_CURRENCY[_DRAWN] & (currency - _CURRENCY_DRAWN[:, None] - _VALUE[_DRAWN] > BUST_LIMIT)))
-    then = then.astype(np.float32)
+    busts = np.array([bust_by(net, currency, card) is not None for card in range(C.NUM_CARD_TYPES)])
+    then = np.array([[bust_by(*totals_after(net, currency, first), second) is not None for second in _DRAWN_IDS]
+                     for first in _DRAWN_IDS], dtype=np.float32)
     tables = busts, then, np.diagonal(then).copy()
     for table in tables:
         table.flags.writeable = False
@@ -141,8 +140,8 @@ def derive(observations: ArrayLike | dict[str, Any]) -> np.ndarray:
     out = np.zeros((len(obs), SIZE), dtype=np.float32)
     deck = np.rint(obs[:, _DECK])
     size = np.maximum(deck.sum(1), 1)
-    net = np.rint(obs[:, O.NET_TOTAL] * BUST_LIMIT).astype(np.int64)
-    currency = np.rint(obs[:, O.CURRENCY_TOTAL] * BUST_LIMIT).astype(np.int64)
+    net = np.rint(obs[:, O.NET_TOTAL] * O.SCALE["net_total"]).astype(np.int64)
+    currency = np.rint(obs[:, O.CURRENCY_TOTAL] * O.SCALE["currency_total"]).astype(np.int64)
     tables = [_draw_tables(n, c) for n, c in zip(net.tolist(), currency.tolist())]
     busts = np.stack([t[0] for t in tables])
     out[:, OFFSET["bust_numbers"]] = (deck * (busts & _NUMBER)).sum(1) / size

@@ -75,6 +75,14 @@ def bust_by(net_total: int, currency_total: int, card: int) -> str | None:
     return "numbers" if value and net_total + value > BUST_LIMIT else None
 
 
+def totals_after(net_total: int, currency_total: int, card: int) -> tuple[int, int]:
+    """The tableau's (net total, currency total) once ``card`` is laid on it: a number card
+    adds its number to the net total, a currency card takes its value off the net total and
+    adds it to the currency total (a wildcard is auctioned, never laid down)."""
+    value = C.NET_VALUE[card]
+    return net_total + value, currency_total - value if value < 0 else currency_total
+
+
 def stacked_deck(deck: Iterable[str]) -> list[int]:
     """The cards of a stacked deck given as card strings, top first (``ValueError`` if it is not one)."""
     if isinstance(deck, str) or not hasattr(deck, "__iter__"):
@@ -598,10 +606,7 @@ class Game:
             return
         bust = bust_by(self.net_total, self.currency_total, card)
         self.tableau.append(card)
-        value = C.NET_VALUE[card]
-        self.net_total += value
-        if value < 0:
-            self.currency_total -= value
+        self.net_total, self.currency_total = totals_after(self.net_total, self.currency_total, card)
         if bust == "currency" or bust == "numbers" and not self._is_jen(self.active_player):
             self._bust(bust)  # JEN never busts on numbers
             return

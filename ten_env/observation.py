@@ -157,7 +157,8 @@ def space_bounds() -> tuple[np.ndarray, np.ndarray]:
 
 
 _PHASE_INDEX = {phase: PHASE + i for i, phase in enumerate(PHASES)}
-_SCALE = {name: scale for name, _, _, scale, _ in PIECES if scale is not None}  # None: scaled by the rules
+# what each piece's value is divided by (the pieces with None are scaled by the rules)
+SCALE = {name: scale for name, _, _, scale, _ in PIECES if scale is not None}
 _SEAT_SCALE = {name: scale for name, _, _, scale, _ in SEAT_PIECES}
 _HAND = slice(SEAT["hand"], SEAT_SIZE)
 _CURRENCY_AT = TABLEAU_CURRENCY - C.FIRST_CURRENCY
@@ -202,12 +203,12 @@ def encode(game: Game, seat: int) -> np.ndarray:
     obs[MARKET : MARKET + C.NUM_NUMBER_CARDS] = game.market
     for card in game.tableau:
         obs[TABLEAU + card if card < C.NUM_NUMBER_CARDS else _CURRENCY_AT + card] += 1
-    obs[NET_TOTAL] = game.net_total / _SCALE["net_total"]
-    obs[CURRENCY_TOTAL] = game.currency_total / _SCALE["currency_total"]
+    obs[NET_TOTAL] = game.net_total / SCALE["net_total"]
+    obs[CURRENCY_TOTAL] = game.currency_total / SCALE["currency_total"]
     deck = game.deck
     if deck:
         obs[DECK : DECK + C.NUM_CARD_TYPES] = np.bincount(deck, minlength=C.NUM_CARD_TYPES)
-    obs[DECK_SIZE] = len(deck) / _SCALE["deck_size"]
+    obs[DECK_SIZE] = len(deck) / SCALE["deck_size"]
     obs[_PHASE_INDEX[game.phase]] = 1.0
     if game.auction_card is not None:
         obs[_AUCTION_AT + game.auction_card] = 1.0
@@ -221,7 +222,7 @@ def encode(game: Game, seat: int) -> np.ndarray:
     obs[PLAYER_COUNT + n - PLAYER_COUNTS[0]] = 1.0
     if solitaire:
         obs[SOLITAIRE] = 1.0
-        obs[JEN_LEVEL] = rules.jen_level / _SCALE["jen_level"]  # type: ignore[operator]  # solitaire: a level is set
+        obs[JEN_LEVEL] = rules.jen_level / SCALE["jen_level"]  # type: ignore[operator]  # solitaire: a level is set
     obs[BUST_BUY] = rules.bust_buy
     obs[MANUAL_PAYMENT] = rules.payment == "manual"
     return obs

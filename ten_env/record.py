@@ -56,7 +56,7 @@ from typing import Any, NoReturn, SupportsIndex
 import numpy as np
 
 from . import cards as C
-from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game, bust_by
+from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game, bust_by, totals_after
 from .payment import BUST_TOKEN_VALUE
 from .rules import PLAYER_COUNTS, Rules, as_rules, plays_as_engine_1
 from .scoring import best_layout, hand_score, run_score
@@ -291,8 +291,7 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
             say("draw", seat, f"{_does(who, 'draws')} {card_name}, a wildcard: it is auctioned at once", card=card_name)
             say("auction", seat, f"auction of {card_name}: {labels[after.decider]} bids first", card=card_name)
         else:
-            net = before.net_total + C.NET_VALUE[card]
-            currency = before.currency_total + (C.currency_value(card) if C.is_currency(card) else 0)
+            net, currency = totals_after(before.net_total, before.currency_total, card)
             say("draw", seat, f"{_does(who, 'draws')} {card_name}: net total {net}, currency total {currency}",
                 card=card_name, net_total=net, currency_total=currency)
             if after.phase == "bust" or after.bust_tokens[seat] > before.bust_tokens[seat]:
