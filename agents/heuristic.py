@@ -152,7 +152,7 @@ class HeuristicAgent(Agent):
             best_gain = BUST_TOKEN_VALUE * coin  # passing takes the bust token
         for action in np.flatnonzero(mask[FIRST_BUY : FIRST_BUY + C.NUM_NUMBER_CARDS]):
             card = int(action)
-            price = C.number(card)
+            price = payment.price(card)
             if price > money:
                 continue
             new = list(hand)

@@ -59,12 +59,11 @@ import numbers
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
 from ten_env import Game
-from ten_env import cards as C
 from ten_env import observation as O
 from ten_env.actions import (
     BID_BASE,
@@ -79,6 +78,7 @@ from ten_env.actions import (
 )
 from ten_env.env import check_seed, final_rewards
 from ten_env.game import bust_by
+from ten_env.payment import price
 from ten_env.scoring import hand_score
 
 from .base import Agent, observation_parts, snapshot_of
@@ -135,7 +135,7 @@ def rollout_action(game: Game) -> int:
         return next(a for a in legal if a >= FIRST_PAY_CARD)
     # buy, bust, final_buy: the card that adds most to the score (lowest id among equals), if the coins cover it
     hand, coins = game.hands[seat], game.coins[seat]
-    affordable = [action for action in legal if action != PASS and C.number(action - FIRST_BUY) <= coins]
+    affordable = [action for action in legal if action != PASS and price(action - FIRST_BUY) <= coins]
     if not affordable:
         return PASS
     before = hand_score(hand)

@@ -57,7 +57,7 @@ from .snapshot import LazySnapshot
 START_COINS = 5
 MAX_COINS = 10
 BUST_LIMIT = 10  # a net total or currency total above this busts
-MAX_BUY_PRICE = 9  # a market card costs its number
+MAX_BUY_PRICE = payment.MAX_PRICE
 
 PHASES = ("draw", "auction", "buy", "bust", "final_buy", "pay", "over")
 BUY_PHASES = ("buy", "bust", "final_buy")  # the phases in which a market card may be bought
@@ -719,7 +719,7 @@ class Game:
         return [PASS] + [
             FIRST_BUY + card
             for card, k in enumerate(self.market)
-            if k and not hand[card] and C.number(card) <= budget
+            if k and not hand[card] and payment.price(card) <= budget
         ]
 
     def _buy_move(self, action: int) -> None:
@@ -730,7 +730,7 @@ class Game:
             self._after_buy(phase)
         else:
             card = action - FIRST_BUY
-            self._charge(self.decider, C.number(card), (phase, card))
+            self._charge(self.decider, payment.price(card), (phase, card))
 
     def _after_buy(self, phase: str) -> None:
         """The buy (or its refusal) in ``phase`` is done; carry on with the turn."""

@@ -24,6 +24,14 @@ from .scoring import colour_losses, score_counts, used_in_best
 BUST_TOKEN_VALUE = 3
 
 
+def price(card: int) -> int:
+    """What a number card of the market costs: its number."""
+    return C.number(card)
+
+
+MAX_PRICE = max(map(price, range(C.NUM_NUMBER_CARDS)))  # the dearest card a market can hold
+
+
 class Payment(NamedTuple):
     """What a payer spends: coins, bust tokens, and card ids (one entry per copy)."""
 

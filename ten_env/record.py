@@ -56,6 +56,7 @@ from typing import Any, NoReturn, SupportsIndex
 import numpy as np
 
 from . import cards as C
+from . import payment
 from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game, bust_by, totals_after
 from .payment import BUST_TOKEN_VALUE
 from .rules import PLAYER_COUNTS, Rules, as_rules, plays_as_engine_1
@@ -338,8 +339,9 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
                 say("no_buy", seat, f"{_does(who, 'buys')} nothing")
         else:
             card_name = name[4:]
-            say("buy", seat, f"{_does(who, 'buys')} {card_name} from the market for {C.number(C.parse(card_name))}",
-                card=card_name, price=C.number(C.parse(card_name)))
+            cost = payment.price(C.parse(card_name))
+            say("buy", seat, f"{_does(who, 'buys')} {card_name} from the market for {cost}", card=card_name,
+                price=cost)
     elif phase == "pay":
         part = {"pay_coin": "a coin", "pay_bust": f"a bust token (worth {BUST_TOKEN_VALUE}, no change given)"}
         what = part.get(name, f"the card {name[4:]} (worth 1)")
@@ -367,7 +369,7 @@ def _charged(before: Game, name: str, seat: int) -> tuple[int, int, int] | None:
     charged a price: a buy, or the last word of an auction that somebody won."""
     if before.phase in BUY_PHASES and name.startswith("buy_"):
         card = C.parse(name[4:])
-        return seat, card, C.number(card)
+        return seat, card, payment.price(card)
     if before.phase == "auction" and before.bids_left == 1:
         assert before.auction_card is not None
         if name != "pass":

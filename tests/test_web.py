@@ -22,7 +22,10 @@ import urllib.request
 import pytest
 
 from agents import HeuristicAgent, JenAgent, PolicyAgent
-from ten_env import Rules
+from ten_env import Rules, payment
+from ten_env import cards as C
+from ten_env.actions import action_names
+from ten_env.game import BUST_LIMIT
 from ten_env.record import Recorder
 from train.record import play_recorded
 from train.view import page
@@ -136,6 +139,29 @@ def test_the_replay_page_opens_from_disk_and_steps(browser, replay):
     assert f"value {rec.steps[decision - 1]['policy']['value']:.3f}" in shown and "%" in shown
     _press(browser, Keys.HOME)
     assert _text(browser, "position") == f"action 0 of {steps}"
+    assert _errors(browser) == []
+
+
+def test_the_page_prices_each_buy_and_names_the_bust_limit_as_the_engine_does(browser, replay, monkeypatch, tmp_path):
+    """Both come from the engine (the page read a buy's price off its name, and had the limit written in):
+    the page shows what it is given, and it is given the engine's."""
+    import train.view
+
+    path, rec = replay
+    assert train.view.RULE_FACTS == {"bust_limit": BUST_LIMIT, "prices": {
+        name: payment.price(C.parse(name.removeprefix("buy_"))) for name in action_names(40) if name.startswith("buy_")}}
+    facts = {"bust_limit": 12, "prices": {name: 2 * price + 10 for name, price in train.view.RULE_FACTS["prices"].items()}}
+    monkeypatch.setattr(train.view, "RULE_FACTS", facts)
+    altered = tmp_path / "altered.html"
+    altered.write_text(page(rec.to_dict()))
+    browser.get(altered.as_uri())
+    assert "(above 12 busts)" in _text(browser, "tableau")
+    buying = next(i for i, step in enumerate(rec.steps, 1)
+                  if any(action.startswith("buy_") for action, _ in step.get("policy", {}).get("probs", [])[:10]))
+    browser.find_elements("css selector", "#log li")[buying - 1].click()
+    shown = _text(browser, "policy")
+    buys = [action for action, _ in rec.steps[buying - 1]["policy"]["probs"][:10] if action.startswith("buy_")]
+    assert buys and all(f"% {action} ({facts['prices'][action]})" in shown for action in buys)
     assert _errors(browser) == []
 
 

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from agents.base import agent_label
 from ten_env import Rules
+from ten_env import cards as C
+from ten_env.payment import price
 from ten_env.record import Recorder, save_record
 from ten_env.render import render_table
 
@@ -49,7 +51,7 @@ def tell(steps: list[dict], out: TextIO) -> None:
 
 def move_label(name: str) -> str:
     """An action as the prompt offers it: a buy with its price."""
-    return f"{name} ({name[-1]})" if name.startswith("buy_") else name
+    return f"{name} ({price(C.parse(name.removeprefix('buy_')))})" if name.startswith("buy_") else name
 
 
 def play(rules: Rules, opponents: list, seat: int = 0, seed: int | None = None,

@@ -21,6 +21,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ten_env import cards as C
+from ten_env.actions import FIRST_BUY, action_names
+from ten_env.game import BUST_LIMIT
+from ten_env.payment import price
 from ten_env.record import load_record
 
 from .options import check_writable
@@ -30,13 +34,18 @@ if TYPE_CHECKING:
 
 PAGE = Path(__file__).parent / "web" / "page.html"
 GENERATOR = '<meta name="generator" content="ten-env">'  # in every page: one ten view may replace
+# What the page says of the rules, from the engine's own constants: what busts, what a buy costs.
+RULE_FACTS = {
+    "bust_limit": BUST_LIMIT,
+    "prices": {action_names(0)[FIRST_BUY + card]: price(card) for card in range(C.NUM_NUMBER_CARDS)},
+}
 
 
 def page(record: dict, live: dict | None = None) -> str:
     """The page for ``record``; ``live`` (``{"you": seat}``) makes it the page of a game being
     played, which sends the person's moves to the server it came from."""
     names = " vs ".join(p["name"] for p in record["players"])
-    data = json.dumps({"record": record, "live": live}, separators=(",", ":"))
+    data = json.dumps({"record": record, "live": live, "rules": RULE_FACTS}, separators=(",", ":"))
     # "<" only ever appears inside JSON strings, where \u003c means the same: no "</script>" can end the block early
     data = data.replace("<", "\\u003c")
     title = names.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
