@@ -30,7 +30,7 @@ from ten_env.actions import (
     STOP_CURRENCY,
     STOP_NUMBERS,
 )
-from ten_env.game import MAX_COINS, bust_by
+from ten_env.game import bust_by, coins_after
 from ten_env.payment import BUST_TOKEN_VALUE
 from ten_env.scoring import score_counts
 
@@ -98,7 +98,7 @@ class HeuristicAgent(Agent):
             if legal_n:
                 options.append(take_numbers(extra_number) - give)
             if legal_c:
-                options.append((min(MAX_COINS, me["coins"] + cur) - me["coins"]) * coin)
+                options.append((coins_after(me["coins"], cur) - me["coins"]) * coin)
             return max(options)
 
         stops = {}

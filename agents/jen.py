@@ -15,28 +15,29 @@ from __future__ import annotations
 import numpy as np
 
 from ten_env import jen, payment
-from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
-from ten_env.rules import JEN_LEVELS, auction_duplicates_only, first_bidder
+from ten_env.actions import BID_BASE, FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
+from ten_env.rules import JEN_LEVELS, auction_duplicates_only, first_bidder, is_jen_level
 
 from .base import Agent, hand_counts, observation_parts, snapshot_of, wealth
 
 
 class JenAgent(Agent):
     def __init__(self, level: int = 4):
-        if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level not in JEN_LEVELS:
-            raise ValueError(f"JEN's level must be an integer from 4 to 10, got {level!r}")  # not 7.0
+        if not is_jen_level(level):  # not 7.0, nor True
+            raise ValueError(f"JEN's level must be an integer from {JEN_LEVELS[0]} to {JEN_LEVELS[-1]}, got {level!r}")
         self.level = int(level)
         self.name = f"jen:{level}"
 
     def __repr__(self) -> str:
         return f"JenAgent({self.level})"
 
-    def view(self, snapshot: dict) -> jen.JenView:
-        """What JEN looks at, read from a snapshot in which she is to act."""
+    def view(self, snapshot: dict, mask: np.ndarray) -> jen.JenView:
+        """What JEN looks at, read from a snapshot in which she is to act and its action mask
+        (the bids she may make)."""
         seat, n = snapshot["current_player"], snapshot["num_players"]
-        duplicates_only = auction_duplicates_only(snapshot["jen_level"])  # her wealth matters in auctions only
+        duplicates_only = auction_duplicates_only(snapshot["jen_level"])  # her rival's wealth matters in auctions only
         players = snapshot["players"]
-        auction = snapshot["auction"] or {}
+        bids = np.flatnonzero(mask[BID_BASE + 1 :]) + 1
         return jen.JenView(
             phase=snapshot["phase"],
             level=self.level,
@@ -44,10 +45,8 @@ class JenAgent(Agent):
             can_draw=snapshot["deck_size"] > 0,
             first_to_bid=first_bidder(snapshot["active_player"], n) == seat,
             rival_wealth=max(wealth(p, duplicates_only) for s, p in enumerate(players) if s != seat),
-            own_wealth=wealth(players[seat], duplicates_only),
-            high_bid=auction.get("high_bid", 0),
-            min_bid=snapshot["min_bid"],
-            max_bid=snapshot["rules"]["max_bid"],
+            lowest_bid=int(bids[0]) if bids.size else 1,
+            highest_bid=int(bids[-1]) if bids.size else 0,
         )
 
     def act(self, observation: dict, info: dict) -> int:
@@ -55,7 +54,7 @@ class JenAgent(Agent):
         _, mask = observation_parts(observation, info, self.name)
         if snapshot["phase"] == "pay":
             return _pay_like_jen(snapshot)
-        action = jen.decide(self.view(snapshot))
+        action = jen.decide(self.view(snapshot, mask))
         if mask[action]:
             return action
         # Normal rules can forbid her choice: no number card to take at the end of the

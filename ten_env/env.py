@@ -134,10 +134,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import observation as O
-from .actions import as_action_id, is_index, num_actions
+from .actions import as_action_id, num_actions
 from .game import Game, deck_for, score_margin
 from .render import render
-from .rules import JEN_LEVELS, Rules
+from .rules import JEN_LEVELS, Rules, is_jen_level
 
 REWARDS = ("win", "margin", "outcome")
 RENDER_MODES = ("ansi", "human")
@@ -243,12 +243,6 @@ def check_reward(reward: str) -> str:
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
     return reward
-
-
-def is_jen_level(level: object) -> bool:
-    """Whether ``level`` is one of JEN's (4-10). ``Rules`` also takes ``None``, a normal game, which
-    an env that plays only the solitaire game must refuse."""
-    return level is not None and is_index(level) and int(level) in JEN_LEVELS
 
 
 def with_jen_level(rules: Rules, level: int) -> Rules:

@@ -75,6 +75,11 @@ def bust_by(net_total: int, currency_total: int, card: int) -> str | None:
     return "numbers" if value and net_total + value > BUST_LIMIT else None
 
 
+def coins_after(coins: int, gain: int) -> int:
+    """A player's coins once they gain ``gain``: what would take them above :data:`MAX_COINS` is lost."""
+    return min(MAX_COINS, coins + gain)
+
+
 def totals_after(net_total: int, currency_total: int, card: int) -> tuple[int, int]:
     """The tableau's (net total, currency total) once ``card`` is laid on it: a number card
     adds its number to the net total, a currency card takes its value off the net total and
@@ -684,10 +689,15 @@ class Game:
         self.bids_left = self.num_players
         self.decider = first_bidder(self.active_player, self.num_players)
 
-    def _auction_legal(self) -> list[int]:
-        seat = self.decider
+    def _bid_range(self, seat: int) -> tuple[int, int]:
+        """The lowest and the highest bid ``seat`` may make now (none if the lowest is higher):
+        at least the minimum bid and above the high bid, at most the bid cap and what they can pay."""
         low = max(self.rules.min_bid, self.high_bid + 1)
         high = min(self.rules.max_bid, self.wealth(seat, duplicates_only=self.rules.auction_duplicates_only))
+        return low, high
+
+    def _auction_legal(self) -> list[int]:
+        low, high = self._bid_range(self.decider)
         return [PASS, *range(BID_BASE + low, BID_BASE + high + 1)]
 
     def _auction_move(self, action: int) -> None:
@@ -824,6 +834,7 @@ class Game:
         # her many draw decisions in a search's rollouts, so it is counted only there.
         auction = self.phase == "auction"
         assert self.rules.jen_level is not None  # only the solitaire game has JEN
+        lowest, highest = self._bid_range(JEN_SEAT) if auction else (0, 0)
         return jen.JenView(
             phase=self.phase,
             level=self.rules.jen_level,
@@ -831,17 +842,14 @@ class Game:
             can_draw=bool(self.deck),
             first_to_bid=first_bidder(self.active_player, self.num_players) == JEN_SEAT,
             rival_wealth=self.wealth(1 - JEN_SEAT, self.rules.auction_duplicates_only) if auction else 0,
-            own_wealth=self.wealth(JEN_SEAT, self.rules.auction_duplicates_only) if auction else 0,
-            high_bid=self.high_bid,
-            min_bid=self.rules.min_bid,
-            max_bid=self.rules.max_bid,
+            lowest_bid=lowest,
+            highest_bid=highest,
         )
 
     # ------------------------------------------------------------------ small moves
 
     def _gain(self, seat: int, amount: int) -> None:
-        """Gain coins; anything above the limit of 10 is lost."""
-        self.coins[seat] = min(MAX_COINS, self.coins[seat] + amount)
+        self.coins[seat] = coins_after(self.coins[seat], amount)
 
     def _pay_others(self) -> None:
         """Every player but the active one gains the currency shown in the tableau."""

@@ -26,20 +26,21 @@ from .actions import BID_BASE, DRAW, PASS, STOP_NUMBERS
 
 
 class JenView(NamedTuple):
-    """What she looks at. ``first_to_bid``, the wealths and the bids matter only in an
-    auction (the engine leaves the wealths at 0 elsewhere). A named tuple: the engine
-    builds one for every decision of hers, hundreds of thousands in a search."""
+    """What she looks at. ``first_to_bid``, ``rival_wealth`` and the bids matter only in an
+    auction (the engine leaves them at 0 elsewhere). The bids she may make, from
+    ``lowest_bid`` to ``highest_bid``, are the game's to say (the minimum bid, above the
+    high bid, within her wealth and the bid cap): none when the lowest is above the
+    highest. A named tuple: the engine builds one for every decision of hers, hundreds
+    of thousands in a search."""
 
     phase: str  # "draw", "auction", "buy", "final_buy", "bust"
-    level: int = 10
-    net_total: int = 0
-    can_draw: bool = True
-    first_to_bid: bool = False
-    rival_wealth: int = 0
-    own_wealth: int = 0
-    high_bid: int = 0
-    min_bid: int = 1
-    max_bid: int = 40
+    level: int
+    net_total: int
+    can_draw: bool
+    first_to_bid: bool
+    rival_wealth: int
+    lowest_bid: int
+    highest_bid: int
 
 
 def decide(view: JenView) -> int:
@@ -49,12 +50,9 @@ def decide(view: JenView) -> int:
             return DRAW
         return STOP_NUMBERS
     if view.phase == "auction":
-        if view.first_to_bid:
-            wanted = max(view.min_bid, view.rival_wealth)
-        else:
-            wanted = view.high_bid + 1 if view.high_bid else view.min_bid
-        bid = min(wanted, view.own_wealth, view.max_bid)
-        if bid < view.min_bid or bid <= view.high_bid:
-            return PASS
-        return BID_BASE + bid
+        # First to bid, nobody has bid yet; after others, the lowest bid allowed is one more
+        # than the high bid, or the minimum bid when everybody passed.
+        wanted = max(view.lowest_bid, view.rival_wealth) if view.first_to_bid else view.lowest_bid
+        bid = min(wanted, view.highest_bid)
+        return BID_BASE + bid if bid >= view.lowest_bid else PASS
     return PASS  # she never buys

@@ -13,6 +13,12 @@ from .actions import is_index
 
 PLAYER_COUNTS = range(2, 6)
 JEN_LEVELS = range(4, 11)
+
+
+def is_jen_level(level: object) -> bool:
+    """Whether ``level`` is one of JEN's (4-10). ``Rules`` also takes ``None``, a normal game, which
+    an env or agent that plays JEN must refuse."""
+    return level is not None and is_index(level) and int(level) in JEN_LEVELS
 MAX_BIDS = range(5, 201)
 PAYMENTS = ("auto", "manual")
 #: How the engine plays a game out, raised whenever the same rules, deck and moves would give
