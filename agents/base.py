@@ -29,7 +29,7 @@ import numpy as np
 
 from ten_env import cards as C
 from ten_env import payment
-from ten_env.actions import action_names, is_index
+from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, action_names, is_index
 from ten_env.single_agent import Policy
 
 
@@ -108,6 +108,19 @@ def hand_counts(player: dict) -> list[int]:
 def wealth(player: dict, duplicates_only: bool = False) -> int:
     """What a player can pay (coins, tokens at 3, cards at 1; only duplicates if asked)."""
     return payment.wealth(player["coins"], player["bust_tokens"], hand_counts(player), duplicates_only)
+
+
+def automatic_payment_move(hand: list[int], coins: int, bust_tokens: int, owed: int, card: int,
+                           duplicates_only: bool, final_buy: bool) -> int:
+    """The next move of a manual payment made as automatic payment would make it
+    (:func:`ten_env.payment.automatic`, for what is still ``owed`` for ``card``): a bust token
+    first (the plan has counted its waste), then cards, then coins."""
+    plan = payment.automatic(hand, coins, bust_tokens, owed, card, duplicates_only, last=final_buy)
+    if plan.bust_tokens:
+        return PAY_BUST
+    if plan.cards:
+        return FIRST_PAY_CARD + plan.cards[0]
+    return PAY_COIN
 
 
 def agent_label(agent: object) -> str:

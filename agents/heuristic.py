@@ -23,10 +23,7 @@ from ten_env.actions import (
     BID_BASE,
     DRAW,
     FIRST_BUY,
-    FIRST_PAY_CARD,
     PASS,
-    PAY_BUST,
-    PAY_COIN,
     STOP_CURRENCY,
     STOP_NUMBERS,
 )
@@ -34,7 +31,7 @@ from ten_env.game import bust_by, coins_after
 from ten_env.payment import BUST_TOKEN_VALUE
 from ten_env.scoring import score_counts
 
-from .base import Agent, hand_counts, observation_parts, snapshot_of, wealth
+from .base import Agent, automatic_payment_move, hand_counts, observation_parts, snapshot_of, wealth
 
 COIN_VALUE = 0.35  # points a coin is worth with most of the deck to come
 DISTINCT_BONUS = 0.35  # a card type held for the first time: future runs
@@ -168,10 +165,5 @@ class HeuristicAgent(Agent):
         """Pay as automatic payment would (:func:`ten_env.payment.automatic`), one item at a time:
         a bust token first (the plan's waste is already counted), then cards, then coins."""
         owed = snap["payment"]
-        plan = payment.automatic(hand, me["coins"], me["bust_tokens"], owed["remaining"],
-                                 C.parse(owed["card"]), owed["duplicates_only"], last=owed["for"] == "final_buy")
-        if plan.bust_tokens:
-            return PAY_BUST
-        if plan.cards:
-            return FIRST_PAY_CARD + plan.cards[0]
-        return PAY_COIN
+        return automatic_payment_move(hand, me["coins"], me["bust_tokens"], owed["remaining"], C.parse(owed["card"]),
+                                      owed["duplicates_only"], final_buy=owed["for"] == "final_buy")

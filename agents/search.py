@@ -22,7 +22,8 @@ simulation's deck), so a move's value is less moved by a lucky run of cards.
 Leaves are valued by a rollout to the end of the game with a fast policy
 (draw while the chance of busting is at most 30%, then take the numbers unless
 the money is worth more, buy a card that scores, bid the minimum for a wildcard
-that scores when that minimum is 3 coins or less) or, given a trained
+that scores when that minimum is 3 coins or less, pay by hand as automatic payment
+would) or, given a trained
 model (:class:`agents.PolicyAgent`), by its value, with its policy as the prior
 of each decision (PUCT); the network's evaluations are batched, simulations
 being run in groups with a virtual loss. The prior is the policy softened,
@@ -69,10 +70,7 @@ from ten_env.actions import (
     BID_BASE,
     DRAW,
     FIRST_BUY,
-    FIRST_PAY_CARD,
     PASS,
-    PAY_BUST,
-    PAY_COIN,
     STOP_CURRENCY,
     STOP_NUMBERS,
 )
@@ -81,7 +79,7 @@ from ten_env.game import bust_by
 from ten_env.payment import price
 from ten_env.scoring import hand_score
 
-from .base import Agent, observation_parts, snapshot_of
+from .base import Agent, automatic_payment_move, observation_parts, snapshot_of
 
 if TYPE_CHECKING:
     from .policy import PolicyAgent
@@ -129,10 +127,10 @@ def rollout_action(game: Game) -> int:
             return bids[0]
         return PASS
     if phase == "pay":
-        for choice in (PAY_COIN, PAY_BUST):
-            if choice in legal:
-                return choice
-        return next(a for a in legal if a >= FIRST_PAY_CARD)
+        assert game.pay_for is not None  # set for the whole payment
+        purpose, card = game.pay_for
+        return automatic_payment_move(game.hands[seat], game.coins[seat], game.bust_tokens[seat], game.pay_remaining,
+                                      card, game.pay_duplicates_only, final_buy=purpose == "final_buy")
     # buy, bust, final_buy: the card that adds most to the score (lowest id among equals), if the coins cover it
     hand, coins = game.hands[seat], game.coins[seat]
     affordable = [action for action in legal if action != PASS and price(action - FIRST_BUY) <= coins]

@@ -14,6 +14,8 @@ from ten_env import Game, Rules
 from ten_env import observation as O
 from ten_env.observation import agent_view
 
+from stacked import new_game, play
+
 CONFIGS = {
     **{f"{n}p": Rules(num_players=n) for n in (2, 3, 4, 5)},
     "3p-bust-buy-manual": Rules(num_players=3, bust_buy=True, payment="manual"),
@@ -238,6 +240,20 @@ def test_the_rollout_policy_is_legal_and_ends_games():
     game = Game(Rules(jen_level=7), seed=3)
     value = rollout(game, 0)
     assert game.is_over and value == pytest.approx(_outcome(game, 0))
+
+
+def test_the_rollout_pays_by_hand_as_automatic_payment_would():
+    """Seat 0 holds an idle second B3 when it buys G5 with manual payment: automatic payment
+    spends the duplicate first (the rollout paid coins first, then the lowest card it held,
+    whether it scored or not)."""
+    deck = ["B3", "B3", "G5", "$1", "O2", "B9", "B8", "B7"]
+    moves = ["draw", "stop_numbers", "draw", "stop_currency", "stop_numbers", "buy_G5"]
+    by_hand = play(new_game(deck, payment="manual"), *moves)
+    assert by_hand.phase == "pay" and by_hand.action_name(rollout_action(by_hand)) == "pay_B3"
+    while by_hand.phase == "pay":
+        by_hand.act(rollout_action(by_hand))
+    automatic = play(new_game(deck, payment="auto"), *moves)
+    assert by_hand.snapshot()["players"] == automatic.snapshot()["players"]
 
 
 def _outcome(game, seat):
