@@ -61,7 +61,10 @@ def main(argv=None):
     if args.games < 1:
         parser.error("--games must be at least 1")
 
-    model = HeuristicAgent() if args.no_model else PolicyAgent.pretrained("ppo-jen")
+    try:
+        model = HeuristicAgent() if args.no_model else PolicyAgent.pretrained("ppo-jen")
+    except ValueError as exc:  # the model needs the training extra: say so in one line
+        raise SystemExit(f"mixed_table.py: {exc}; or run it with --no-model, a second heuristic in its seat")
     agents = [HeuristicAgent(), JenAgent(5), RandomAgent(seed=args.seed), model]
     labels = ["heuristic", "jen:5", "random", "heuristic-2" if args.no_model else "ppo-jen"]
 

@@ -7,10 +7,10 @@ legal actions. Training uses the score margin as reward (denser than win/lose);
 the evaluation plays fresh seeded games with the deterministic policy and
 counts sole wins (a tie is JEN's win).
 
-The default 30,000 steps took under a minute on a 2-core CPU and won 15% of 20
+The default 30,000 steps took under a minute on a 2-core CPU and won 2 of 20
 games against JEN 4 (random play wins about 1.5%, ``HeuristicAgent`` about 70%):
 a start, not a strong player. ``ten train configs/quick.yaml`` is the full recipe
-(300k steps, 4 environments, the evaluation ladder) and wins 86% at JEN 4.
+(300k steps, 4 environments, the evaluation ladder) and wins 75% at JEN 4.
 
 Needs the training extra (``pip install -e ".[train]"``). From the repository root::
 
@@ -24,10 +24,15 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
-from sb3_contrib import MaskablePPO
 
 import ten_env
+
+try:
+    import torch
+    from sb3_contrib import MaskablePPO
+except ModuleNotFoundError as missing:  # without the training extra: one line, not a traceback
+    raise SystemExit(f"train_sb3.py needs the training extra (no module {missing.name!r}): pip install -e "
+                     f"'.[train]', after a CPU build of torch on a machine without a GPU (README, Set-up)") from None
 
 
 def evaluate(model, level: int, games: int, seed: int) -> dict:

@@ -287,7 +287,7 @@ def test_bench_table_has_no_library_warnings_even_at_the_shortest_time():
             rf"  +\d+\.\d\dx {re.escape(peers[label])} \(turns \d+\.\d\d-\d+\.\d\d\)" if label in peers else "")
         assert re.fullmatch(pattern, figures), (label, figures)
         assert float(figures.split()[0].replace(",", "")) > 0
-    assert all(line.startswith(("1e-09 s a row, in turns of up to 0.5 s", "engine:", "environment:", "derived features:", "  "))
+    assert all(line.startswith(("each row measured for 1e-09 s, in turns of up to 0.5 s", "engine:", "environment:", "derived features:", "  "))
                for line in lines), run.stdout
 
 
@@ -368,6 +368,7 @@ def test_a_reader_that_goes_away_ends_quietly(tmp_path, command):
     (["league", "heuristic", "random", "--players", "2", "--games", "1", "--jobs", "1"], "ten league", "scipy"),
     (["compare", "results/jen_ladder/heuristic_seed0.json", "--paired"], "ten compare --paired", "scipy"),
     (["compare", "results/jen_ladder/heuristic_seed0.json", "-o", "x.png"], "ten compare -o", "matplotlib"),
+    (["distill", "train", "data.npz", "--from", "ppo-jen", "-o", "out.zip"], "ten distill train", "torch"),
 ])
 def test_a_command_without_the_training_extra_says_so_before_any_work(monkeypatch, tmp_path, capsys, argv,
                                                                        command, module):

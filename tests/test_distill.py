@@ -133,6 +133,12 @@ def test_wins_are_those_of_play_games_on_the_same_seeds(generated):
         assert sum(per_game.values()) == wins
 
 
+def test_the_note_on_ten_evals_seeds_names_a_single_seed_as_one(tmp_path, capsys):
+    assert main(["distill", "generate", "search:4", "--levels", "6", "--games", "1", "--seed", "3", "--jobs", "1",
+                 "--no-progress", "-o", str(tmp_path / "one.npz")]) == 0
+    assert "note: deck seed 3 is among those ten eval plays" in capsys.readouterr().err  # not "deck seeds 3-3 are"
+
+
 def test_cli_on_two_workers_writes_the_same_data(generated, tmp_path, capsys):
     out = tmp_path / "two.npz"
     assert main(["distill", "generate", TEACHER, "--levels", "6,9", "--games", str(GAMES), "--seed", str(SEED),

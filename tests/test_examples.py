@@ -5,6 +5,7 @@ py.typed) exist and agree with the package."""
 from __future__ import annotations
 
 import ast
+import os
 import re
 import subprocess
 import sys
@@ -96,6 +97,22 @@ def test_an_example_given_a_count_or_level_out_of_range_says_so_in_one_line(name
                           timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith(message)
+
+
+@pytest.mark.parametrize("name", ["train_sb3.py", "mixed_table.py"])
+def test_an_example_without_the_training_extra_says_what_to_install_in_one_line(name, tmp_path):
+    """torch made missing, as after ``pip install -e .`` alone: a bare ModuleNotFoundError, and
+    the model's own message inside a traceback, before."""
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n")
+    done = subprocess.run([sys.executable, str(EXAMPLES / name)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"{name}") and re.search(r"pip install (-e '\.|'ten-env)\[train\]'", done.stderr)
+    if name == "mixed_table.py":
+        assert "--no-model" in done.stderr
 
 
 def test_engine_plays_a_game_and_its_clone():

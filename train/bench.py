@@ -235,8 +235,8 @@ def main(args: argparse.Namespace) -> int:
     feature_rows = [Row("DerivedFeatures(SoloEnv)", *gym(lambda: DerivedFeatures(SoloEnv(jen_level=8)))),
                     Row("SoloEnv", *gym(lambda: SoloEnv(jen_level=8)))]
     total = seconds * (len(engine_rows) + len(env_rows) + len(feature_rows))
-    print(f"{seconds:g} s a row, in turns of up to {TURN:g} s (about {total:,.0f} s in all); a ratio is a row's "
-          f"decisions a second over its peer's, above 1 when the row is faster")
+    print(f"each row measured for {seconds:g} s, in turns of up to {TURN:g} s (about {total:,.0f} s in all); "
+          f"a ratio is a row's decisions a second over its peer's, above 1 when the row is faster")
 
     print("engine: random legal play")
     measure(engine_rows, seconds)

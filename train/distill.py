@@ -189,8 +189,8 @@ from ten_env.record import write_atomically
 from ten_env.rules import as_rules, JEN_LEVELS
 
 from .options import (MAX_GAMES, MAX_WIDTH, add_jobs_argument, add_progress_argument, add_rules_arguments, at_least,
-                      check_max_bid, check_output, int_range, make_writable, parse_levels, real_number, rules_from_args,
-                      span, whole_number)
+                      check_max_bid, check_output, int_range, make_writable, need_training_extra, parse_levels,
+                      real_number, rules_from_args, span, whole_number)
 from .journal import JOURNAL, Codec, Journal, Resumable, code_digest, file_digests, with_rules_and_files
 from .runner import Chunk, chunks, default_jobs, run_chunks, seat_agents
 
@@ -1126,7 +1126,8 @@ def run_generate(args: argparse.Namespace) -> int:
     journal = run.open(generation_identity(plan), plan, chunks(plan["matchups"], args.games, args.seed, jobs),
                        chunk_files(parts), prepare)
     if args.seed < EVAL_DECKS:
-        print(f"note: deck seeds {args.seed}-{args.seed + args.games - 1} are among those ten eval plays by "
+        seeds = f"deck seed {args.seed} is" if args.games == 1 else f"deck seeds {args.seed}-{args.seed + args.games - 1} are"
+        print(f"note: {seeds} among those ten eval plays by "
               f"default (from 0; --games {EVAL_DECKS} plays 0-{EVAL_DECKS - 1}): evaluate on other seeds, or "
               f"generate with --seed {EVAL_DECKS} or more", file=sys.stderr)
     with run.playing():
@@ -1139,6 +1140,7 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    need_training_extra("ten distill train", "torch", "stable_baselines3", "sb3_contrib")
     import torch
 
     # One thread whatever OMP_NUM_THREADS says, as ten train does: the same weights from the same data

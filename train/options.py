@@ -231,7 +231,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     (read back by :func:`rules_from_args`); a model must play the rules it was trained with."""
     defaults = Rules()
     parser.add_argument("--bust-buy", action="store_true",
-                        help="the busting variant (evaluate a model on the rules it was trained with)")
+                        help="the busting variant (a model plays the rules it was trained with)")
     parser.add_argument("--payment", choices=PAYMENTS, default=defaults.payment,
                         help=f"how prices and bids are paid (default {defaults.payment})")
     parser.add_argument("--max-bid", type=within(MAX_BIDS, "--max-bid"), default=defaults.max_bid,
