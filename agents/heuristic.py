@@ -73,7 +73,7 @@ class HeuristicAgent(Agent):
     def _draw_or_stop(self, snap: dict, me: dict, hand: list[int], mask: np.ndarray, coin: float) -> int:
         if not (mask[STOP_NUMBERS] or mask[STOP_CURRENCY]):
             return DRAW
-        numbers = [C.parse(c) for c in snap["tableau"] if not c.startswith("$")]
+        numbers = [card for card in map(C.parse, snap["tableau"]) if C.is_number(card)]
         currency = snap["currency_total"]
         net = snap["net_total"]
         others = snap["num_players"] - 1

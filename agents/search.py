@@ -119,7 +119,7 @@ def rollout_action(game: Game) -> int:
         numbers = game.net_total + game.currency_total  # the number cards' total
         if STOP_NUMBERS in legal and (numbers >= game.currency_total or STOP_CURRENCY not in legal):
             return STOP_NUMBERS
-        return STOP_CURRENCY if STOP_CURRENCY in legal else legal[0]
+        return STOP_CURRENCY  # with two moves or more, and the numbers not taken, taking the money is one
     if phase == "auction":
         bids = [a for a in legal if a > BID_BASE]
         assert game.auction_card is not None  # set for the whole auction

@@ -22,14 +22,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 COLOURS = "BGOP"
+NUMBERS = 9  # each colour runs 1-9
+CURRENCY_VALUES = 5  # $1..$5
 
-NUM_NUMBER_CARDS = 36  # ids 0-35: colour * 9 + (number - 1)
-FIRST_NUMBERED_WILD = 36  # W1..W9
-FIRST_COLOUR_WILD = 45  # B#, G#, O#, P#
-SUPER_WILD = 49  # W#
-FIRST_CURRENCY = 50  # $1..$5
-NUM_OWNABLE = 50  # every card a player can hold: numbers and wildcards
-NUM_CARD_TYPES = 55
+NUM_NUMBER_CARDS = len(COLOURS) * NUMBERS  # ids 0-35: colour * 9 + (number - 1)
+FIRST_NUMBERED_WILD = NUM_NUMBER_CARDS  # 36: W1..W9
+FIRST_COLOUR_WILD = FIRST_NUMBERED_WILD + NUMBERS  # 45: B#, G#, O#, P#
+SUPER_WILD = FIRST_COLOUR_WILD + len(COLOURS)  # 49: W#
+FIRST_CURRENCY = SUPER_WILD + 1  # 50: $1..$5
+NUM_OWNABLE = FIRST_CURRENCY  # 50: every card a player can hold, numbers and wildcards
+NUM_CARD_TYPES = FIRST_CURRENCY + CURRENCY_VALUES  # 55
 
 GRAMMAR = (
     "a card is B, G, O, P or W followed by 1-9 or # (e.g. B3, W3, G#, W#), "
@@ -40,7 +42,7 @@ GRAMMAR = (
 
 def _notation(card: int) -> str:
     if card < FIRST_NUMBERED_WILD:
-        return COLOURS[card // 9] + str(card % 9 + 1)
+        return COLOURS[card // NUMBERS] + str(card % NUMBERS + 1)
     if card < FIRST_COLOUR_WILD:
         return "W" + str(card - FIRST_NUMBERED_WILD + 1)
     if card < SUPER_WILD:
@@ -62,11 +64,6 @@ def parse(text: object) -> int:
     return card
 
 
-def name(card: int) -> str:
-    """The notation of card id ``card``."""
-    return NAMES[card]
-
-
 def is_number(card: int) -> bool:
     return card < NUM_NUMBER_CARDS
 
@@ -81,13 +78,13 @@ def is_currency(card: int) -> bool:
 
 def colour(card: int) -> int:
     """Colour index (0-3) of a number card."""
-    return card // 9
+    return card // NUMBERS
 
 
 def number(card: int) -> int:
     """Face value of a number card (1-9) or numbered wildcard."""
     if card < NUM_NUMBER_CARDS:
-        return card % 9 + 1
+        return card % NUMBERS + 1
     return card - FIRST_NUMBERED_WILD + 1
 
 

@@ -30,11 +30,22 @@ class DeckSpec:
 
     def for_players(self, num_players: int) -> list[int]:
         """Count per card id of the deck for ``num_players`` (cards out of the game excluded)."""
-        marks = [""] + (["3"] if num_players >= 3 else []) + (["4+"] if num_players >= 4 else [])
+        marks = marks_for(num_players)
         return [sum(self.counts[m][c] for m in marks) for c in range(C.NUM_CARD_TYPES)]
 
     def full(self) -> list[int]:
         return self.for_players(5)
+
+
+def marks_for(num_players: int) -> tuple[str, ...]:
+    """The marks of the cards a table of ``num_players`` plays with."""
+    return ("",) + (("3",) if num_players >= 3 else ()) + (("4+",) if num_players >= 4 else ())
+
+
+def cards_in_play(num_players: int) -> int:
+    """How many cards a table of ``num_players`` plays with: the rulebook's totals, which every
+    deck file matches."""
+    return sum(PUBLISHED_TOTALS[mark] for mark in marks_for(num_players))
 
 
 class DeckFileError(ValueError):
@@ -114,6 +125,6 @@ def parse_deck(data: object, source: str = "deck") -> DeckSpec:
             label = {"": "unmarked", "3": "marked '3'", "4+": "marked '4+'"}[mark]
             raise DeckFileError(
                 f"{where}: {got} cards are {label}, the rulebook says {expected} "
-                f"(91 for 1-2 players, 108 for 3, 129 for 4-5)"
+                f"({cards_in_play(2)} for 1-2 players, {cards_in_play(3)} for 3, {cards_in_play(5)} for 4-5)"
             )
     return DeckSpec(counts)

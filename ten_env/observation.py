@@ -26,8 +26,8 @@ import numpy as np
 from . import cards as C
 from .deck import PUBLISHED_TOTALS
 from .game import BUST_LIMIT, JEN_SEAT, MAX_BUY_PRICE, MAX_COINS, PHASES, Game
-from .rules import PLAYER_COUNTS
-from .scoring import hand_key, hand_score
+from .rules import JEN_LEVELS, PLAYER_COUNTS
+from .scoring import MAX_SCORE, hand_key, hand_score
 
 MAX_SEATS = max(PLAYER_COUNTS)
 FULL_DECK = sum(PUBLISHED_TOTALS.values())  # the whole box (129 cards): deck size is scaled by it
@@ -37,6 +37,9 @@ UNBOUNDED = 200.0  # upper bound of counts and of scaled amounts with no limit i
 
 # (name, size, meaning, scale, (low, high)): the value stored is the quantity / scale
 # (a scale of None depends on the rules: see the encoder).
+_NET_HIGH = (BUST_LIMIT + C.NUMBERS) / BUST_LIMIT  # 1.9
+_CURRENCY_HIGH = (BUST_LIMIT + C.CURRENCY_VALUES) / BUST_LIMIT  # 1.5
+
 SEAT_PIECES = (
     ("present", 1, "the seat exists in this game", 1, (0, 1)),
     ("active", 1, "is the active player (the one drawing this turn)", 1, (0, 1)),
@@ -44,7 +47,7 @@ SEAT_PIECES = (
     ("jen", 1, "is JEN (solitaire game)", 1, (0, 1)),
     ("coins", 1, "coins / 10", MAX_COINS, (0, 1)),
     ("bust_tokens", 1, "bust tokens / 3", 3, (0, UNBOUNDED)),
-    ("score", 1, "current score / 40", 40, (0, 1)),
+    ("score", 1, f"current score / {MAX_SCORE}", MAX_SCORE, (0, 1)),
     ("cards_held", 1, "cards held / 20", 20, (0, UNBOUNDED)),
     ("hand", C.NUM_OWNABLE, "copies held of each card a player can own (B1..P9, W1..W9, B#..P#, W#)", 1,
      (0, UNBOUNDED)),
@@ -57,10 +60,10 @@ PIECES = (
     ("tableau_currency", NUM_CURRENCY, "tableau: copies of each currency card ($1..$5)", 1, (0, UNBOUNDED)),
     # A number bust leaves up to 10 + 9 of net total while the busting variant's buy is
     # decided, a currency bust up to 10 + 5 of currency.
-    ("net_total", 1, "tableau net total / 10 (negative when currency outweighs; up to 1.9)", BUST_LIMIT,
-     (-1.5, 1.9)),
-    ("currency_total", 1, "tableau currency total / 10 (up to 1.5, just after a currency bust)", BUST_LIMIT,
-     (0, 1.5)),
+    ("net_total", 1, f"tableau net total / {BUST_LIMIT} (negative when currency outweighs; up to {_NET_HIGH:g})",
+     BUST_LIMIT, (-_CURRENCY_HIGH, _NET_HIGH)),
+    ("currency_total", 1, f"tableau currency total / {BUST_LIMIT} (up to {_CURRENCY_HIGH:g}, just after a currency "
+     "bust)", BUST_LIMIT, (0, _CURRENCY_HIGH)),
     ("deck", C.NUM_CARD_TYPES, "deck: copies left of every card, in card order (public; only the order is hidden)", 1, (0, UNBOUNDED)),
     ("deck_size", 1, f"deck size / {FULL_DECK}", FULL_DECK, (0, UNBOUNDED)),  # a stacked deck may be longer
     ("phase", len(PHASES), "phase one-hot: " + ", ".join(PHASES), 1, (0, 1)),
@@ -73,7 +76,7 @@ PIECES = (
     ("player_count", len(PLAYER_COUNTS), "player count one-hot: "
      + ", ".join(str(n) for n in PLAYER_COUNTS), 1, (0, 1)),
     ("solitaire", 1, "solitaire game against JEN", 1, (0, 1)),
-    ("jen_level", 1, "JEN's level / 10 (0 in a normal game)", 10, (0, 1)),
+    ("jen_level", 1, f"JEN's level / {JEN_LEVELS[-1]} (0 in a normal game)", JEN_LEVELS[-1], (0, 1)),
     ("bust_buy", 1, "busting variant", 1, (0, 1)),
     ("manual_payment", 1, "manual payment", 1, (0, 1)),
 )

@@ -54,7 +54,7 @@ def render_table(game: Game, me: int | None = None, names: list[str] | None = No
             f"  cards {sum(hand)}  score {score_counts(hand)}"
         )
         for col, letter in enumerate(C.COLOURS):
-            row = "".join(_cell(n + 1, hand[col * 9 + n]) for n in range(9))
+            row = "".join(_cell(n + 1, hand[col * C.NUMBERS + n]) for n in range(C.NUMBERS))
             lines.append(f"    {letter} {row}")
         wilds = C.expand(hand[C.NUM_NUMBER_CARDS :])
         wild_names = [C.NAMES[C.NUM_NUMBER_CARDS + w] for w in wilds]

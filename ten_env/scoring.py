@@ -18,19 +18,23 @@ from functools import lru_cache
 from typing import Iterable, Iterator, Sequence
 
 from . import cards as C
+from .cards import NUMBERS
 
 
 def run_score(length: int) -> int:
     """What a colour's longest run of ``length`` numbers scores: its length, or 10 for a complete 1-9."""
-    return 10 if length == 9 else length
+    return 10 if length == NUMBERS else length
+
+
+MAX_SCORE = len(C.COLOURS) * run_score(NUMBERS)  # every colour complete: 40
 
 
 def _window(mask: int, free: int) -> tuple[int, int]:
     """(lo, hi) bit positions of a longest run of ``mask`` with ``free`` fillers."""
     best, where = 0, (0, -1)
-    for lo in range(9):
+    for lo in range(NUMBERS):
         gaps = 0
-        for hi in range(lo, 9):
+        for hi in range(lo, NUMBERS):
             if not mask >> hi & 1:
                 gaps += 1
                 if gaps > free:
@@ -42,20 +46,20 @@ def _window(mask: int, free: int) -> tuple[int, int]:
 
 # _WINDOW[free][mask]: where a longest run lies for a colour holding numbers `mask`
 # (bit n-1 for n) with `free` gap-fillers; _BEST_RUN[free][mask]: what it scores.
-_WINDOW = tuple(tuple(_window(m, f) for m in range(512)) for f in range(10))
+_WINDOW = tuple(tuple(_window(m, f) for m in range(1 << NUMBERS)) for f in range(NUMBERS + 1))
 _BEST_RUN = tuple(tuple(run_score(hi - lo + 1) for lo, hi in row) for row in _WINDOW)
 
 
 def _masks(counts: Sequence[int]) -> list[int]:
     """Per colour, the numbers held as a 9-bit set (bit n-1 for n)."""
-    masks = [0, 0, 0, 0]
+    masks = [0] * len(C.COLOURS)
     for card in range(C.NUM_NUMBER_CARDS):
         if counts[card]:
-            masks[card // 9] |= _BIT[card]
+            masks[card // NUMBERS] |= _BIT[card]
     return masks
 
 
-_BIT = tuple(1 << (card % 9) for card in range(C.NUM_NUMBER_CARDS))
+_BIT = tuple(1 << (card % NUMBERS) for card in range(C.NUM_NUMBER_CARDS))
 
 
 def score_counts(counts: Sequence[int]) -> int:
@@ -65,7 +69,7 @@ def score_counts(counts: Sequence[int]) -> int:
     supers = counts[C.SUPER_WILD]
     numbered = counts[C.FIRST_NUMBERED_WILD : C.FIRST_COLOUR_WILD]
     if not supers and not any(numbered):
-        return sum(_BEST_RUN[min(f, 9)][m] for m, f in zip(masks, free))
+        return sum(_BEST_RUN[min(f, NUMBERS)][m] for m, f in zip(masks, free))
     return _shared_best(tuple(masks), tuple(free), tuple(numbered), supers)
 
 
@@ -97,8 +101,8 @@ def _shared_best(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[
         return _arrange(masks, free, numbered, supers)[0]
     if len(items) + supers == 1:  # one item: it goes where it adds most
         bit = items[0] if items else 0
-        base = [_BEST_RUN[min(f, 9)][m | g] for m, g, f in zip(masks, given, free)]
-        return sum(base) + max(_BEST_RUN[min(f + supers, 9)][m | g | bit] - b
+        base = [_BEST_RUN[min(f, NUMBERS)][m | g] for m, g, f in zip(masks, given, free)]
+        return sum(base) + max(_BEST_RUN[min(f + supers, NUMBERS)][m | g | bit] - b
                                for m, g, f, b in zip(masks, given, free, base))
     covers = _covers(items)
     # value[colour][subset]: that colour's best run with those items given to it (the super,
@@ -123,10 +127,10 @@ def _covers(items: list[int]) -> list[int]:
 def _colour_values(held: int, free: int, covers: list[int], supers: int) -> list[int]:
     """A colour's best run for each subset of the shared items given to it: the numbered
     wildcards' subsets (``covers``), then, with a super wildcard, the same with it added."""
-    row = _BEST_RUN[min(free, 9)]
+    row = _BEST_RUN[min(free, NUMBERS)]
     mine = [row[held | cover] for cover in covers]
     if supers:
-        row = _BEST_RUN[min(free + 1, 9)]
+        row = _BEST_RUN[min(free + 1, NUMBERS)]
         mine += [row[held | cover] for cover in covers]
     return mine
 
@@ -167,14 +171,14 @@ def gains(counts: Iterable[int]) -> list[int]:
         # A number card or a colour wildcard changes its own colour's table and nothing else:
         # the best total is that table merged with the best of the other three colours sharing
         # the wildcards that may go anywhere (none, in a hand without them).
-        covers = _covers([1 << n for n in range(9) if numbered[n]])
+        covers = _covers([1 << n for n in range(NUMBERS) if numbered[n]])
         rows = [_colour_values(m, f, covers, supers) for m, f in zip(masks, free)]
         before, after = [rows[0]], [rows[3]]  # colours 0..c and 3-c..3 merged
         for colour in (1, 2):
             before.append(_merge(before[-1], rows[colour]))
             after.append(_merge(after[-1], rows[3 - colour]))
         everything = len(rows[0]) - 1
-        for colour in range(4):
+        for colour in range(len(C.COLOURS)):
             if colour in (0, 3):
                 others = after[2] if colour == 0 else before[2]
             else:
@@ -183,15 +187,15 @@ def gains(counts: Iterable[int]) -> list[int]:
             def best(row: list[int]) -> int:
                 return max(others[everything ^ sub] + mine for sub, mine in enumerate(row))
 
-            for card in range(colour * 9, colour * 9 + 9):
+            for card in range(colour * NUMBERS, colour * NUMBERS + NUMBERS):
                 if not masks[colour] & _BIT[card]:  # a number held already adds nothing
                     out[card] = best(_colour_values(masks[colour] | _BIT[card], free[colour], covers, supers)) - base
             out[C.FIRST_COLOUR_WILD + colour] = best(_colour_values(masks[colour], free[colour] + 1, covers,
                                                                     supers)) - base
     # One more numbered wildcard ends up as its number in one colour, one more super wildcard as a
     # colour wildcard of one colour: it adds what the best of those cards adds.
-    for n in range(9):
-        out[C.FIRST_NUMBERED_WILD + n] = max(0, *(out[colour * 9 + n] for colour in range(4)))
+    for n in range(NUMBERS):
+        out[C.FIRST_NUMBERED_WILD + n] = max(0, *(out[colour * NUMBERS + n] for colour in range(len(C.COLOURS))))
     out[C.SUPER_WILD] = max(0, *out[C.FIRST_COLOUR_WILD : C.SUPER_WILD])
     return out
 
@@ -207,16 +211,16 @@ def colour_losses(counts: Sequence[int], cards: Iterable[int]) -> Iterator[tuple
     free = counts[C.FIRST_COLOUR_WILD : C.SUPER_WILD]
     for card in cards:
         if card < C.NUM_NUMBER_CARDS:
-            colour = card // 9
+            colour = C.colour(card)
             if counts[card] > 1:
                 yield card, 0
                 continue
-            row = _BEST_RUN[min(free[colour], 9)]
+            row = _BEST_RUN[min(free[colour], NUMBERS)]
             yield card, row[masks[colour]] - row[masks[colour] & ~_BIT[card]]
         else:
             colour = card - C.FIRST_COLOUR_WILD
             mask, f = masks[colour], free[colour]
-            yield card, _BEST_RUN[min(f, 9)][mask] - _BEST_RUN[min(f - 1, 9)][mask]
+            yield card, _BEST_RUN[min(f, NUMBERS)][mask] - _BEST_RUN[min(f - 1, NUMBERS)][mask]
 
 
 _hand_scores: dict = {}
@@ -288,7 +292,7 @@ def _layout(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[int, 
             supers: int) -> tuple[tuple[int, int, int, int, int], ...]:
     placed = _placement(masks, free, numbered, supers)
     return tuple(
-        (*_WINDOW[min(free[colour] + sup, 9)][masks[colour] | wild_bits], masks[colour], wild_bits, sup)
+        (*_WINDOW[min(free[colour] + sup, NUMBERS)][masks[colour] | wild_bits], masks[colour], wild_bits, sup)
         for colour, (wild_bits, sup) in enumerate(placed)
     )
 
@@ -300,7 +304,7 @@ def _used(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[int, ..
         gaps = 0
         for n in range(lo, hi + 1):
             if mask >> n & 1:
-                used[colour * 9 + n] = 1
+                used[colour * NUMBERS + n] = 1
             elif wild_bits >> n & 1:
                 used[C.FIRST_NUMBERED_WILD + n] += 1
             else:
@@ -328,7 +332,7 @@ def _arrange(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[int,
     for (fewer copies than colours lacking the number), which only a deck file with many
     numbered wildcards makes many.
     """
-    items = [n for n in range(9) for _ in range(min(numbered[n], sum(not m >> n & 1 for m in masks)))]
+    items = [n for n in range(NUMBERS) for _ in range(min(numbered[n], sum(not m >> n & 1 for m in masks)))]
     k = len(items)
     size = 1 << k
     bits = [0] * size
@@ -336,7 +340,7 @@ def _arrange(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[int,
         low = subset & -subset
         bits[subset] = bits[subset ^ low] | 1 << items[low.bit_length() - 1]
     useful = [sum(1 << i for i, n in enumerate(items) if not mask >> n & 1) for mask in masks]
-    rows = [[_BEST_RUN[min(f + s, 9)] for s in range(supers + 1)] for f in free]
+    rows = [[_BEST_RUN[min(f + s, NUMBERS)] for s in range(supers + 1)] for f in free]
     # after[c][left][sup]: best total of colours c..3 with the wildcards `left` and `sup` supers
     last, use3 = rows[3], useful[3]
     after = {3: [[last[sup][masks[3] | bits[use3 & left]] for sup in range(supers + 1)] for left in range(size)]}
@@ -397,7 +401,7 @@ def _placement(masks: tuple[int, ...], free: tuple[int, ...], numbered: tuple[in
         return _arrange(masks, free, numbered, supers)[1]
     if not supers:
         return ((0, 0),) * 4
-    rows = [[_BEST_RUN[min(f + s, 9)][m] for s in range(supers + 1)] for m, f in zip(masks, free)]
+    rows = [[_BEST_RUN[min(f + s, NUMBERS)][m] for s in range(supers + 1)] for m, f in zip(masks, free)]
     after = [rows[3]]  # after[0][s]: best of the colours still to come with s supers
     for colour in (2, 1):
         mine, later = rows[colour], after[0]

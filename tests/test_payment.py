@@ -168,7 +168,7 @@ def _auto_pays(held, price, incoming, coins=0):
         hand[C.parse(card)] += 1
     paid = payment.automatic(hand, coins, 0, price, C.parse(incoming))
     assert paid.bust_tokens == 0
-    cards = [C.name(card) for card in paid.cards]
+    cards = [C.NAMES[card] for card in paid.cards]
     return cards, paid.coins
 
 

@@ -171,7 +171,7 @@ def test_gains_are_what_one_more_card_adds_to_the_score():
         shared = [counts[C.parse(w)] for w in NUMBERED_WILDS + [SUPER_WILD]]
         kinds.add("copies" if max(shared) > 1 else "one each" if any(shared) else "none")
         before = score(cards)
-        assert gains(counts) == [score(cards + [C.name(card)]) - before for card in range(C.NUM_OWNABLE)], cards
+        assert gains(counts) == [score(cards + [C.NAMES[card]]) - before for card in range(C.NUM_OWNABLE)], cards
     assert kinds == {"none", "one each", "copies"}
 
 
@@ -189,12 +189,12 @@ def test_colour_losses_are_what_giving_up_one_copy_costs():
         before = score(cards)
         for card, loss in colour_losses(counts, held):
             rest = cards[:]
-            rest.remove(C.name(card))
-            assert loss == before - score(rest), (cards, C.name(card))
+            rest.remove(C.NAMES[card])
+            assert loss == before - score(rest), (cards, C.NAMES[card])
     counts = [0] * C.NUM_CARD_TYPES
     for card in ["B1", "B2", "B2", "B3", "B5", "B#"]:
         counts[C.parse(card)] += 1
-    assert dict((C.name(c), loss) for c, loss in colour_losses(counts, [C.parse(x) for x in ["B1", "B2", "B5", "B#"]])) \
+    assert dict((C.NAMES[c], loss) for c, loss in colour_losses(counts, [C.parse(x) for x in ["B1", "B2", "B5", "B#"]])) \
         == {"B1": 1, "B2": 0, "B5": 1, "B#": 2}  # 1-5 with B# as 4; without B#, 1-3
 
 
@@ -226,7 +226,7 @@ def test_the_arrangement_payment_judges_is_the_one_rules_md_fixes():
         cards, counts = _tied_hand(rng, extra_wilds=i % 4)
         shared = [counts[C.parse(w)] for w in NUMBERED_WILDS + [SUPER_WILD]]
         paths.add("copies" if max(shared) > 1 else "one each" if any(shared) else "none")
-        engine = {C.name(card): k for card, k in enumerate(used_in_best(counts)) if k}
+        engine = {C.NAMES[card]: k for card, k in enumerate(used_in_best(counts)) if k}
         assert engine == rules_arrangement(cards), cards
     assert paths == {"none", "one each", "copies"}
 
@@ -244,7 +244,7 @@ def test_copies_of_a_numbered_wildcard_beyond_the_colours_that_lack_it_are_judge
         counts = [0] * C.NUM_CARD_TYPES
         for card in cards:
             counts[C.parse(card)] += 1
-        return {C.name(card): k for card, k in enumerate(used_in_best(counts)) if k}
+        return {C.NAMES[card]: k for card, k in enumerate(used_in_best(counts)) if k}
 
     hand = ["B1", "B2", "B5", "G3", "G6", "O4", "P6", "P7", "W7", "W7"]
     for copies in (1, 2, 3, 5):  # three colours lack 5: the last is beyond them

@@ -285,7 +285,7 @@ def _execute(plan: dict, progress: bool = False, journal: Journal | None = None)
             entry = {"level": rules["jen_level"], **entry}
         else:
             entry = {**entry, "opponents": list(specs[1:]),
-                     "opponent_mean_scores": [s / result.games for s in result.total_scores[1:]]}
+                     "opponent_mean_scores": result.mean_scores[1:]}
         entries.append(entry)
     report = {
         "agent": plan["agent"],

@@ -85,7 +85,7 @@ def matchup_stats(result: Results, label: str) -> dict:
     """One matchup of a report: the agent's (position 0's) games, sole wins, interval, means."""
     n, wins = result.games, result.wins[0]
     low, high = wilson_interval(wins, n)
-    mean_score = result.total_scores[0] / n
+    mean_score = result.mean_scores[0]
     mean_margin = result.margins[0] / n
     return {
         "opponent": label,
