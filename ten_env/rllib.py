@@ -123,7 +123,6 @@ class TenMultiAgentEnv(MultiAgentEnv):
         self.num_actions = int(cast(spaces.Discrete, self.action_spaces[self.possible_agents[0]]).n)
         self.game: Game | None = None
         self._ended = False
-        self._rng = np.random.default_rng()
 
     # ------------------------------------------------------------------ RLlib API
 
@@ -131,19 +130,20 @@ class TenMultiAgentEnv(MultiAgentEnv):
         deck = check_reset_options(options)
         if deck is not None:
             stacked_deck(deck)  # a bad deck raises here, before anything changes
-        if check_seed(seed) is not None:
-            self._rng = np.random.default_rng(seed)
-        while True:
-            game_seed = int(self._rng.integers(2**63 - 1))
-            start = draw_start(self._rng, self.start, self.rules)
-            game = Game(self.rules, seed=game_seed, deck=deck, start=start)
-            self.game = game
-            self._play_scripted()
-            if not game.is_over:
-                break
+        # Gymnasium's np_random (and np_random_seed), as RLlib's MultiAgentEnv.reset sets it: the
+        # env's one stream, which deals the games and which a subclass's scripted seats may use.
+        super().reset(seed=check_seed(seed))
+        game_seed = int(self.np_random.integers(2**63 - 1))
+        start = draw_start(self.np_random, self.start, self.rules)
+        game = Game(self.rules, seed=game_seed, deck=deck, start=start)
+        self.game = game
+        self._play_scripted()
+        if game.is_over:  # a seat RLlib plays has a move in its first turn, unless no seat is RLlib's
             if deck is not None:
                 raise ValueError("this stacked deck ends the game before anybody has a choice; "
                                  "an RLlib episode needs a first observation")
+            raise ValueError("the game ended inside reset(): scripted_seat plays every seat, and an RLlib "
+                             "episode needs a seat RLlib plays (scripted_seat returning None for it)")
         self._ended = False
         seat = self._seat_to_act(game)
         agent = self.possible_agents[seat]

@@ -32,7 +32,10 @@ Gymnasium vector env (``SyncVectorEnv`` / ``make_vec``, autoreset mode
 usual masked loop (``rng.choice(np.flatnonzero(info["action_mask"][i]))``) always
 has an action to pick. :meth:`action_masks` says the same. Stepping the ended env
 itself raises ``ValueError`` (call ``reset()``). stable-baselines3's vector envs
-reset at once and show the next game's mask.
+reset at once and show the next game's mask. (With autoreset ``DISABLED`` and a
+partial ``reset(options={"reset_mask": ...})``, Gymnasium builds the infos of the
+envs it reset only: the others' ``info["action_mask"]`` is all zeros there, and
+``venv.call("action_masks")`` gives every env's mask.)
 
 **Who starts**: ``start="random"`` (default) draws the first seat of every game
 from the reset seed's generator, as the rulebook deals it (the same
@@ -59,10 +62,10 @@ import numpy as np
 from . import observation as O
 from .actions import as_action_id, is_index
 from .env import (RENDER_MODES, check_render_mode, check_reward, check_reset_options, check_seed, check_start,
-                  draw_start, final_rewards, is_jen_level, spaces_for, with_jen_level)
+                  draw_start, final_rewards, spaces_for, with_jen_level)
 from .game import Game, stacked_deck
 from .render import render
-from .rules import JEN_LEVELS, Rules, as_rules
+from .rules import JEN_LEVELS, Rules, as_rules, is_jen_level
 
 Policy = Callable[[dict, dict], int]
 
@@ -77,6 +80,10 @@ def as_policy(opponent: object) -> Policy:
         f"an opponent must be a callable (observation, info) -> action or have an act() method, "
         f"got {type(opponent).__name__}"
     )
+
+
+ILLEGAL_ACTION_WARNING = ("an illegal action ends the episode with reward -1 (info['illegal_action'] holds it; "
+                          "action_masks() and info['action_mask'] give the legal ones)")
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -178,9 +185,9 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             action = index  # NumPy's integers and 0-d arrays, as a policy or action_space.sample() gives
         if self.illegal == "terminate" and action not in self._legal_ids():
-            # Like PettingZoo's TerminateIllegalWrapper: the episode ends, the mover loses.
-            legal = ", ".join(self.game.action_name(a) for a in self._legal_ids())
-            gymnasium.logger.warn(f"illegal action {action!r} (legal: {legal}): the episode ends with reward -1")
+            # Like PettingZoo's TerminateIllegalWrapper: the episode ends, the mover loses. One text
+            # whatever the action, so that Python shows it once, not at every step of an unmasked policy.
+            gymnasium.logger.warn(ILLEGAL_ACTION_WARNING)
             self._ended = True
             info = self._info()
             info["illegal_action"] = action

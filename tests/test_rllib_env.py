@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ten_env
+from ten_env import Game, Rules
 from ten_env.env import final_rewards
 from ten_env.rllib import TenMultiAgentEnv
 
@@ -145,11 +146,37 @@ def test_bad_config_is_one_clear_error(config, message):
 def test_a_bad_seed_is_one_clear_error_and_changes_nothing():
     env = TenMultiAgentEnv({"num_players": 2})
     env.reset(seed=3)
-    before, rng_state = env.game.clone(), env._rng.bit_generator.state
+    before, rng_state = env.game.clone(), env.np_random.bit_generator.state
     for seed in ("x", -1, 1.5, True):
         with pytest.raises(ValueError, match=r"^seed must be None or a non-negative integer, got "):
             env.reset(seed=seed)
-    assert env.game == before and env._rng.bit_generator.state == rng_state
+    assert env.game == before and env.np_random.bit_generator.state == rng_state
+
+
+def test_reset_seeds_gymnasiums_np_random_as_rllibs_envs_do():
+    """It seeded a stream of its own and left np_random unseeded, which a subclass's scripted
+    seats would draw from; the games dealt for a seed are the same as before."""
+    env = TenMultiAgentEnv({"num_players": 3})
+    env.reset(seed=np.int64(7))
+    assert env.np_random_seed == 7
+    draws = env.np_random.integers(1000, size=5).tolist()
+    env.reset(seed=7)
+    assert env.np_random.integers(1000, size=5).tolist() == draws
+    for seed, config in [(0, {"num_players": 3}), (5, {"jen_level": 7})]:
+        game = Game(Rules(**config), seed=int(np.random.default_rng(seed).integers(2**63 - 1)))
+        env = TenMultiAgentEnv(config)
+        env.reset(seed=seed)
+        assert env.game.deck == game.deck  # the deal of the stream it had before
+
+
+def test_a_subclass_that_scripts_every_seat_is_refused_at_reset_not_dealt_forever():
+    class AllScripted(TenMultiAgentEnv):
+        def scripted_seat(self, seat):
+            return lambda observation, info: int(np.flatnonzero(observation["action_mask"])[0])
+
+    for config in ({"num_players": 2}, {"jen_level": 6}):
+        with pytest.raises(ValueError, match=r"^the game ended inside reset\(\): scripted_seat plays every seat"):
+            AllScripted(config).reset(seed=0)
 
 
 def test_step_for_the_wrong_agent_is_refused():

@@ -155,6 +155,23 @@ def test_illegal_action_terminates_or_raises():
         assert np.array_equal(obs, played) and "illegal_action" not in info
 
 
+def test_an_illegal_action_warns_in_one_text_whatever_the_action():
+    """Python shows a warning once per text and place: the text named the action and the legal
+    ones, so an unmasked policy printed one at every illegal step (312 in PPO's first 2,048)."""
+    env = ten_env.SoloEnv(jen_level=5)
+    texts = []
+    for seed in range(6):
+        env.reset(seed=seed)
+        illegal = int(np.flatnonzero(~env.action_masks())[seed])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            *_, info = env.step(illegal)
+        assert info["illegal_action"] == illegal
+        texts += [str(w.message) for w in caught]
+    assert len(texts) == 6 and len(set(texts)) == 1
+    assert "info['illegal_action']" in texts[0] and "action_masks()" in texts[0]
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda: ten_env.SingleAgentEnv(Rules(num_players=3), opponents=[RandomAgent()]), "opponents: 2 needed"),
     (lambda: ten_env.SingleAgentEnv(Rules(num_players=2), opponents=[object()]), "callable"),
