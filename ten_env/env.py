@@ -230,9 +230,13 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 _forward_per_step(OrderEnforcingWrapper, guarded=True)
 
 
-def check_kwargs(kwargs: dict, extra: tuple[str, ...] = ()) -> None:
-    """Reject unknown keyword arguments with the list of allowed ones."""
-    allowed = Rules.field_names() + extra
+ENV_OPTIONS = ("reward", "start", "render_mode")  # what env() and the RLlib env take beside the Rules fields
+
+
+def check_kwargs(kwargs: dict) -> None:
+    """Reject unknown keyword arguments (neither a Rules field nor one of ``ENV_OPTIONS``) with the
+    list of allowed ones."""
+    allowed = Rules.field_names() + ENV_OPTIONS
     unknown = sorted(set(kwargs) - set(allowed))
     if unknown:
         raise ValueError(f"unknown argument(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
@@ -376,7 +380,7 @@ class raw_env(AECEnv):
     def __init__(self, render_mode: str | None = None, reward: str = "win", start: int | str | np.integer = "random",
                  **rules: Any) -> None:
         super().__init__()
-        check_kwargs(rules, extra=("reward", "start", "render_mode"))
+        check_kwargs(rules)
         check_reward(reward)
         self.rules = Rules(**rules)
         self.start = check_start(start, self.rules)

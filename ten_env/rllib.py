@@ -106,7 +106,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         if config is not None and not isinstance(config, Mapping):
             raise ValueError(f"config must be a dict of Rules fields and reward, start, render_mode, got {config!r}")
         config = dict(config or {})  # an EnvContext is a dict with worker attributes
-        check_kwargs(config, extra=("reward", "start", "render_mode"))
+        check_kwargs(config)
         reward = check_reward(config.pop("reward", "win"))
         start = config.pop("start", "random")
         self.render_mode = check_render_mode(config.pop("render_mode", None))
