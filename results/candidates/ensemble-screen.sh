@@ -14,6 +14,7 @@ WT=${WT:-/work/wt-ensemble}
 ten_at() { (cd "$WT" && python -c "import sys; from train.cli import main; sys.argv[0]='ten'; sys.exit(main())" "$@"); }
 FINAL=$MAIN/results/jen_ladder/search-tuned-j9-256-ensemble3_seed477000_level9.json
 OUT=$WT/runs/ensemble-screen
+mkdir -p "$WT/runs"
 if [ ! -e "$FINAL" ]; then
   if [ ! -e "$OUT/report.json" ]; then
     extra=""; [ -e "$OUT/progress.jsonl" ] && extra=--resume
