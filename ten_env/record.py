@@ -57,6 +57,7 @@ import numpy as np
 
 from . import cards as C
 from . import payment
+from .actions import BID_BASE, FIRST_BUY, FIRST_PAY_CARD, PASS
 from .game import BUST_LIMIT, BUY_PHASES, JEN_SEAT, MAX_COINS, Game, bust_by, totals_after
 from .payment import BUST_TOKEN_VALUE
 from .rules import PLAYER_COUNTS, Rules, as_rules, plays_as_engine_1
@@ -321,13 +322,13 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
         if name == "pass":
             say("pass", seat, f"{_does(who, 'passes')} on {card_name}", card=card_name)
         else:
-            bid = int(name[4:])
+            bid = action - BID_BASE
             say("bid", seat, f"{_does(who, 'bids')} {bid} for {card_name}", card=card_name, bid=bid)
         if before.bids_left == 1:  # the last bid: the auction closes
             if name == "pass" and before.high_bidder is None:
                 say("discarded", None, f"nobody bids: {card_name} is discarded", card=card_name)
             else:
-                winner, price = (before.high_bidder, before.high_bid) if name == "pass" else (seat, int(name[4:]))
+                winner, price = (before.high_bidder, before.high_bid) if name == "pass" else (seat, action - BID_BASE)
                 assert winner is not None  # a pass with no high bidder is the branch above
                 say("auction_won", winner, f"{_does(labels[winner], 'wins')} {card_name} for {price}",
                     card=card_name, price=price)
@@ -338,22 +339,23 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
             else:
                 say("no_buy", seat, f"{_does(who, 'buys')} nothing")
         else:
-            card_name = name[4:]
-            cost = payment.price(C.parse(card_name))
+            card_name = C.NAMES[action - FIRST_BUY]
+            cost = payment.price(action - FIRST_BUY)
             say("buy", seat, f"{_does(who, 'buys')} {card_name} from the market for {cost}", card=card_name,
                 price=cost)
     elif phase == "pay":
         part = {"pay_coin": "a coin", "pay_bust": f"a bust token (worth {BUST_TOKEN_VALUE}, no change given)"}
-        what = part.get(name, f"the card {name[4:]} (worth 1)")
+        paid_with = C.NAMES[action - FIRST_PAY_CARD] if name not in part else None
+        what = part.get(name, f"the card {paid_with} (worth 1)")
         left = after.pay_remaining if after.phase == "pay" else 0
         rest = f"{left} left to pay" if left else "paid in full"
         spent = {"coins": int(name == "pay_coin"), "bust_tokens": int(name == "pay_bust"),
-                 "cards": [name[4:]] if name not in part else []}
+                 "cards": [paid_with] if paid_with else []}
         say("payment", seat, f"{_does(who, 'pays')} with {what}; {rest}", manual=True, left=left, **spent)
 
     if before.bust_kind == "numbers" and after.bust_kind is None:  # the busting variant's buy phase is over
         paid_others = True
-    _payments(before, after, name, seat, out, labels)
+    _payments(before, after, action, seat, out, labels)
     _bust_tokens(before, after, out, labels)
     _coin_gains(before, after, name, seat, active, shown, paid_others, out, labels)
     to_market = _gained(before.market, after.market)
@@ -364,29 +366,29 @@ def events(before: Game, after: Game, seat: int, action: int, labels: list[str])
     return out
 
 
-def _charged(before: Game, name: str, seat: int) -> tuple[int, int, int] | None:
-    """``(payer, card, price)`` when ``seat`` taking the action ``name`` in ``before``
-    charged a price: a buy, or the last word of an auction that somebody won."""
-    if before.phase in BUY_PHASES and name.startswith("buy_"):
-        card = C.parse(name[4:])
+def _charged(before: Game, action: int, seat: int) -> tuple[int, int, int] | None:
+    """``(payer, card, price)`` when ``seat`` taking ``action`` in ``before`` charged a price:
+    a buy, or the last word of an auction that somebody won."""
+    if before.phase in BUY_PHASES and action != PASS:
+        card = action - FIRST_BUY
         return seat, card, payment.price(card)
     if before.phase == "auction" and before.bids_left == 1:
         assert before.auction_card is not None
-        if name != "pass":
-            return seat, before.auction_card, int(name[4:])
+        if action != PASS:
+            return seat, before.auction_card, action - BID_BASE
         if before.high_bidder is not None:
             return before.high_bidder, before.auction_card, before.high_bid
     return None
 
 
-def _payments(before: Game, after: Game, name: str, seat: int, out: list, labels: list[str]) -> None:
+def _payments(before: Game, after: Game, action: int, seat: int, out: list, labels: list[str]) -> None:
     """What a payer spent, when a price or a winning bid was paid automatically in this action
     (a manual payment is described one ``pay_*`` action at a time).
 
     The payer's hand lost the cards spent and gained the card paid for, in this one
     action, so the cards spent are the hand before, less the hand after, plus that card:
     a copy of the very card being bought counts too."""
-    charge = _charged(before, name, seat)
+    charge = _charged(before, action, seat)
     if charge is None:
         return
     payer, card, price = charge
