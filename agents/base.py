@@ -29,7 +29,7 @@ import numpy as np
 
 from ten_env import cards as C
 from ten_env import payment
-from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, action_names, is_index
+from ten_env.actions import BID_BASE, FIRST_PAY_CARD, PAY_BUST, PAY_COIN, action_names, is_index
 from ten_env.single_agent import Policy
 
 
@@ -108,6 +108,13 @@ def hand_counts(player: dict) -> list[int]:
 def wealth(player: dict, duplicates_only: bool = False) -> int:
     """What a player can pay (coins, tokens at 3, cards at 1; only duplicates if asked)."""
     return payment.wealth(player["coins"], player["bust_tokens"], hand_counts(player), duplicates_only)
+
+
+def bid_range(mask: np.ndarray) -> tuple[int, int]:
+    """The lowest and the highest bid an action mask allows; ``(1, 0)``, none, when it allows no
+    bid. The bids allowed run without a gap (``Game._bid_range``), so the two ends say it all."""
+    bids = np.flatnonzero(mask[BID_BASE + 1 :])
+    return (int(bids[0]) + 1, int(bids[-1]) + 1) if bids.size else (1, 0)
 
 
 def automatic_payment_move(hand: list[int], coins: int, bust_tokens: int, owed: int, card: int,

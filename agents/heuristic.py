@@ -27,11 +27,11 @@ from ten_env.actions import (
     STOP_CURRENCY,
     STOP_NUMBERS,
 )
-from ten_env.game import bust_by, coins_after
+from ten_env.game import bust_by, coins_after, totals_after
 from ten_env.payment import BUST_TOKEN_VALUE
 from ten_env.scoring import score_counts
 
-from .base import Agent, automatic_payment_move, hand_counts, observation_parts, snapshot_of, wealth
+from .base import Agent, automatic_payment_move, bid_range, hand_counts, observation_parts, snapshot_of, wealth
 
 COIN_VALUE = 0.35  # points a coin is worth with most of the deck to come
 DISTINCT_BONUS = 0.35  # a card type held for the first time: future runs
@@ -122,17 +122,16 @@ class HeuristicAgent(Agent):
             elif C.is_number(card):
                 value = stop_value(card, currency, True, currency > 0)
             else:
-                value = stop_value(None, currency + C.currency_value(card), bool(numbers), True)
+                value = stop_value(None, totals_after(net, currency, card)[1], bool(numbers), True)
             expected += count * value
         return DRAW if expected / total > now else best_stop
 
     # ------------------------------------------------------------------ auctions and buys
 
     def _bid(self, snap: dict, me: dict, hand: list[int], mask: np.ndarray, coin: float) -> int:
-        bids = np.flatnonzero(mask[BID_BASE + 1 :])
-        if bids.size == 0:
+        lowest, highest = bid_range(mask)
+        if lowest > highest:
             return PASS
-        lowest = int(bids[0]) + 1
         wild = C.parse(snap["auction"]["card"])
         new = list(hand)
         new[wild] += 1

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ten_env import jen, payment
-from ten_env.actions import BID_BASE, FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
+from ten_env.actions import FIRST_PAY_CARD, PAY_BUST, PAY_COIN, STOP_CURRENCY, STOP_NUMBERS
 from ten_env.rules import JEN_LEVELS, auction_duplicates_only, first_bidder, is_jen_level
 
-from .base import Agent, hand_counts, observation_parts, snapshot_of, wealth
+from .base import Agent, bid_range, hand_counts, observation_parts, snapshot_of, wealth
 
 
 class JenAgent(Agent):
@@ -37,7 +37,7 @@ class JenAgent(Agent):
         seat, n = snapshot["current_player"], snapshot["num_players"]
         duplicates_only = auction_duplicates_only(snapshot["jen_level"])  # her rival's wealth matters in auctions only
         players = snapshot["players"]
-        bids = np.flatnonzero(mask[BID_BASE + 1 :]) + 1
+        lowest, highest = bid_range(mask)
         return jen.JenView(
             phase=snapshot["phase"],
             level=self.level,
@@ -45,8 +45,8 @@ class JenAgent(Agent):
             can_draw=snapshot["deck_size"] > 0,
             first_to_bid=first_bidder(snapshot["active_player"], n) == seat,
             rival_wealth=max(wealth(p, duplicates_only) for s, p in enumerate(players) if s != seat),
-            lowest_bid=int(bids[0]) if bids.size else 1,
-            highest_bid=int(bids[-1]) if bids.size else 0,
+            lowest_bid=lowest,
+            highest_bid=highest,
         )
 
     def act(self, observation: dict, info: dict) -> int:
@@ -58,7 +58,7 @@ class JenAgent(Agent):
         if mask[action]:
             return action
         # Normal rules can forbid her choice: no number card to take at the end of the
-        # deck, or a bid she cannot make. Then the nearest legal habit.
+        # deck (her bids come off the mask). Then the nearest legal habit.
         for fallback in (STOP_NUMBERS, STOP_CURRENCY):
             if mask[fallback]:
                 return fallback

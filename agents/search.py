@@ -22,9 +22,9 @@ simulation's deck), so a move's value is less moved by a lucky run of cards.
 Leaves are valued by a rollout to the end of the game with a fast policy
 (draw while the chance of busting is at most 30%, then take the numbers unless
 the money is worth more, buy a card that scores, bid the minimum for a wildcard
-that scores when that minimum is 3 coins or less, pay by hand as automatic payment
-would) or, given a trained
-model (:class:`agents.PolicyAgent`), by its value, with its policy as the prior
+that scores when that minimum is 3 coins or less, pay by hand as automatic
+payment would) or, given a trained model (:class:`agents.PolicyAgent`), by its
+value, with its policy as the prior
 of each decision (PUCT); the network's evaluations are batched, simulations
 being run in groups with a virtual loss. The prior is the policy softened,
 each probability raised to 1 / ``prior_temperature`` (3 by default) and the
@@ -121,10 +121,10 @@ def rollout_action(game: Game) -> int:
             return STOP_NUMBERS
         return STOP_CURRENCY  # with two moves or more, and the numbers not taken, taking the money is one
     if phase == "auction":
-        bids = [a for a in legal if a > BID_BASE]
+        lowest, highest = game._bid_range(seat)
         assert game.auction_card is not None  # set for the whole auction
-        if bids and bids[0] - BID_BASE <= 3 and _gain(game.hands[seat], game.auction_card) > 0:
-            return bids[0]
+        if lowest <= min(highest, 3) and _gain(game.hands[seat], game.auction_card) > 0:
+            return BID_BASE + lowest
         return PASS
     if phase == "pay":
         assert game.pay_for is not None  # set for the whole payment

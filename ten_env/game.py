@@ -399,8 +399,10 @@ class Game:
             raise KeyError(f"current_player {current!r} in the {game.phase} phase")
         if current is not None:
             current = _whole(current, "current_player", 0, last_seat)
-        if game.net_total != sum(C.NET_VALUE[c] for c in game.tableau) or game.currency_total != -sum(
-                C.NET_VALUE[c] for c in game.tableau if C.is_currency(c)):
+        totals = (0, 0)
+        for card in game.tableau:  # the totals are what the tableau's cards, laid one by one, make
+            totals = totals_after(*totals, card)
+        if (game.net_total, game.currency_total) != totals:
             raise KeyError(f"net_total {game.net_total} and currency_total {game.currency_total} "
                            f"for the tableau {snap['tableau']}")
         game.decider = game.active_player if current is None else current

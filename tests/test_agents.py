@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,30 @@ def test_jen_agent_agrees_with_the_engines_jen(level, monkeypatch):
     assert len(compared) > 300
     assert all(engine == mine for engine, mine in compared)
     assert any(engine >= 92 for engine, _ in compared)  # her bids were compared too
+
+
+@pytest.mark.parametrize("coins, seat, auction, max_bid, expected", [
+    ([7, 9, 3], 1, {}, 40, "bid_7"),  # first to bid: the richest other player's money
+    ([7, 4, 3], 1, {}, 40, "bid_4"),  # ... as far as she can pay
+    ([0, 9, 0], 1, {}, 40, "bid_1"),  # ... or the minimum bid, when that is more
+    ([9, 10, 3], 1, {}, 5, "bid_5"),  # ... and never above the bid cap
+    ([5, 5, 5], 2, {"high_bid": 3, "high_bidder": 1, "bids_left": 2}, 40, "bid_4"),  # after a bid: one more
+    ([5, 5, 3], 2, {"high_bid": 3, "high_bidder": 1, "bids_left": 2}, 40, "pass"),  # ... which she cannot pay
+    ([5, 5, 5], 2, {"high_bid": 0, "high_bidder": None, "bids_left": 2}, 40, "bid_1"),  # after passes: the minimum
+])
+def test_jen_agent_bids_at_a_normal_table_as_her_rules_say(coins, seat, auction, max_bid, expected):
+    """At a normal table any card is money and the minimum bid is 1; seat 0 drew a wildcard, so seat 1
+    bids first. The agent reads the bids allowed off the action mask: each rule of her bidding, one case
+    (the test beside this one compares her with the engine's JEN, whose bids come from the same range)."""
+    snapshot = json.loads(json.dumps(Game(Rules(num_players=3, max_bid=max_bid), deck=["W3", "B1", "B2"]).snapshot()))
+    assert snapshot["phase"] == "auction" and snapshot["current_player"] == 1
+    for player, money in zip(snapshot["players"], coins):
+        player["coins"] = money
+    snapshot["auction"].update(auction)
+    snapshot["current_player"] = seat
+    snapshot["legal_actions"] = Game._from_snapshot(snapshot, random.Random(0)).legal_action_names()
+    game = Game.from_snapshot(snapshot, shuffle_unseen=0)  # a state play can reach: every field checked
+    assert game.action_name(JenAgent(7).act(*O.agent_view(game, seat))) == expected
 
 
 def test_play_games_rotates_seats_and_tallies():

@@ -11,7 +11,7 @@ import pytest
 
 import ten_env
 from ten_env import Game, Rules
-from ten_env.env import final_rewards
+from ten_env.env import draw_start, final_rewards
 from ten_env.rllib import TenMultiAgentEnv
 
 CONFIGS = [{"num_players": n} for n in range(2, 6)] + [
@@ -162,11 +162,13 @@ def test_reset_seeds_gymnasiums_np_random_as_rllibs_envs_do():
     draws = env.np_random.integers(1000, size=5).tolist()
     env.reset(seed=7)
     assert env.np_random.integers(1000, size=5).tolist() == draws
-    for seed, config in [(0, {"num_players": 3}), (5, {"jen_level": 7})]:
-        game = Game(Rules(**config), seed=int(np.random.default_rng(seed).integers(2**63 - 1)))
+    for seed, config in [(0, {"num_players": 3}), (5, {"jen_level": 7}), (11, {"num_players": 5})]:
+        stream = np.random.default_rng(seed)  # the stream it had before
+        game = Game(Rules(**config), seed=int(stream.integers(2**63 - 1)))
+        start = draw_start(stream, "random", game.rules)
         env = TenMultiAgentEnv(config)
         env.reset(seed=seed)
-        assert env.game.deck == game.deck  # the deal of the stream it had before
+        assert env.game.deck == game.deck and env.game.active_player == start
 
 
 def test_a_subclass_that_scripts_every_seat_is_refused_at_reset_not_dealt_forever():
