@@ -27,7 +27,7 @@ from .actions import BID_BASE, DRAW, PASS, STOP_NUMBERS
 
 class JenView(NamedTuple):
     """What she looks at. ``first_to_bid``, ``rival_wealth`` and the bids matter only in an
-    auction (the engine leaves them at 0 elsewhere). The bids she may make, from
+    auction (outside one the engine leaves the wealth and the bids at 0). The bids she may make, from
     ``lowest_bid`` to ``highest_bid``, are the game's to say (the minimum bid, above the
     high bid, within her wealth and the bid cap): none when the lowest is above the
     highest. A named tuple: the engine builds one for every decision of hers, hundreds

@@ -35,17 +35,19 @@ NUM_WILDS = C.FIRST_CURRENCY - C.NUM_NUMBER_CARDS
 NUM_CURRENCY = C.NUM_CARD_TYPES - C.FIRST_CURRENCY
 UNBOUNDED = 200.0  # upper bound of counts and of scaled amounts with no limit in the rules
 
-# (name, size, meaning, scale, (low, high)): the value stored is the quantity / scale
-# (a scale of None depends on the rules: see the encoder).
+# The tableau's totals just after a bust: up to 10 + 9 of net total, 10 + 5 of currency.
 _NET_HIGH = (BUST_LIMIT + C.NUMBERS) / BUST_LIMIT  # 1.9
 _CURRENCY_HIGH = (BUST_LIMIT + C.CURRENCY_VALUES) / BUST_LIMIT  # 1.5
+
+# (name, size, meaning, scale, (low, high)): the value stored is the quantity / scale
+# (a scale of None depends on the rules: see the encoder).
 
 SEAT_PIECES = (
     ("present", 1, "the seat exists in this game", 1, (0, 1)),
     ("active", 1, "is the active player (the one drawing this turn)", 1, (0, 1)),
     ("to_act", 1, "is the player to act now", 1, (0, 1)),
     ("jen", 1, "is JEN (solitaire game)", 1, (0, 1)),
-    ("coins", 1, "coins / 10", MAX_COINS, (0, 1)),
+    ("coins", 1, f"coins / {MAX_COINS}", MAX_COINS, (0, 1)),
     ("bust_tokens", 1, "bust tokens / 3", 3, (0, UNBOUNDED)),
     ("score", 1, f"current score / {MAX_SCORE}", MAX_SCORE, (0, 1)),
     ("cards_held", 1, "cards held / 20", 20, (0, UNBOUNDED)),
@@ -70,7 +72,7 @@ PIECES = (
     ("auction_card", NUM_WILDS, "auction: the wildcard for sale, one-hot (W1..W9, B#..P#, W#)", 1, (0, 1)),
     ("high_bid", 1, "auction: high bid / max_bid", None, (0, 1)),
     ("high_bidder", MAX_SEATS, "auction: relative seat of the high bidder, one-hot", 1, (0, 1)),
-    ("pay_remaining", 1, "payment: amount still owed / max(max_bid, 9) (manual payment)", None, (0, 1)),
+    ("pay_remaining", 1, f"payment: amount still owed / max(max_bid, {MAX_BUY_PRICE}) (manual payment)", None, (0, 1)),
     ("pay_duplicates_only", 1, "payment: only duplicates count as cards (solitaire auction)", 1, (0, 1)),
     ("deck_empty", 1, "the deck is empty (the game is ending)", 1, (0, 1)),
     ("player_count", len(PLAYER_COUNTS), "player count one-hot: "

@@ -50,7 +50,8 @@ the connect-four and action-masking envs):
 
 ``reset(seed=..., options={"deck": [...]})`` stacks the deck as in the PettingZoo
 env; a stacked deck that ends the game before anybody chooses is refused (RLlib
-needs a first observation), a shuffled one is dealt again. ``info`` of the final
+needs a first observation), and so is a subclass whose scripted seats play every seat
+(a shuffled deck always gives a seat RLlib plays a move). ``info`` of the final
 step holds ``scores`` and ``winners`` (seats) for every agent.
 
 Subclasses can play some seats inside the env (:meth:`TenMultiAgentEnv.scripted_seat`,
@@ -69,8 +70,8 @@ from gymnasium import spaces
 
 from . import observation as O
 from .actions import as_action_id
-from .env import (check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed, check_start,
-                  draw_start, final_rewards, spaces_for, with_jen_level)
+from .env import (ENV_OPTIONS, check_kwargs, check_render_mode, check_reset_options, check_reward, check_seed,
+                  check_start, draw_start, final_rewards, spaces_for, with_jen_level)
 from .extras import install_hint
 from .game import Game, stacked_deck
 from .render import render
@@ -104,7 +105,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
     def __init__(self, config: dict | None = None):
         super().__init__()
         if config is not None and not isinstance(config, Mapping):
-            raise ValueError(f"config must be a dict of Rules fields and reward, start, render_mode, got {config!r}")
+            raise ValueError(f"config must be a dict of Rules fields and {', '.join(ENV_OPTIONS)}, got {config!r}")
         config = dict(config or {})  # an EnvContext is a dict with worker attributes
         check_kwargs(config)
         reward = check_reward(config.pop("reward", "win"))
@@ -131,7 +132,7 @@ class TenMultiAgentEnv(MultiAgentEnv):
         if deck is not None:
             stacked_deck(deck)  # a bad deck raises here, before anything changes
         # Gymnasium's np_random (and np_random_seed), as RLlib's MultiAgentEnv.reset sets it: the
-        # env's one stream, which deals the games and which a subclass's scripted seats may use.
+        # stream that deals the games (a subclass may keep streams of its own, as ten train's table does).
         super().reset(seed=check_seed(seed))
         game_seed = int(self.np_random.integers(2**63 - 1))
         start = draw_start(self.np_random, self.start, self.rules)

@@ -13,12 +13,6 @@ from .actions import is_index
 
 PLAYER_COUNTS = range(2, 6)
 JEN_LEVELS = range(4, 11)
-
-
-def is_jen_level(level: object) -> bool:
-    """Whether ``level`` is one of JEN's (4-10). ``Rules`` also takes ``None``, a normal game, which
-    an env or agent that plays JEN must refuse."""
-    return level is not None and is_index(level) and int(level) in JEN_LEVELS
 MAX_BIDS = range(5, 201)
 PAYMENTS = ("auto", "manual")
 #: How the engine plays a game out, raised whenever the same rules, deck and moves would give
@@ -27,6 +21,12 @@ PAYMENTS = ("auto", "manual")
 ENGINE_VERSION = 2
 
 _T = TypeVar("_T")
+
+
+def is_jen_level(level: object) -> bool:
+    """Whether ``level`` is one of JEN's (4-10). ``Rules`` also takes ``None``, a normal game, which
+    an env or agent that plays JEN must refuse."""
+    return level is not None and is_index(level) and int(level) in JEN_LEVELS
 
 
 def plays_as_engine_1(rules: dict) -> bool:

@@ -1126,7 +1126,8 @@ def run_generate(args: argparse.Namespace) -> int:
     journal = run.open(generation_identity(plan), plan, chunks(plan["matchups"], args.games, args.seed, jobs),
                        chunk_files(parts), prepare)
     if args.seed < EVAL_DECKS:
-        seeds = f"deck seed {args.seed} is" if args.games == 1 else f"deck seeds {args.seed}-{args.seed + args.games - 1} are"
+        last = args.seed + args.games - 1
+        seeds = f"deck seed {args.seed} is" if args.games == 1 else f"deck seeds {args.seed}-{last} are"
         print(f"note: {seeds} among those ten eval plays by "
               f"default (from 0; --games {EVAL_DECKS} plays 0-{EVAL_DECKS - 1}): evaluate on other seeds, or "
               f"generate with --seed {EVAL_DECKS} or more", file=sys.stderr)

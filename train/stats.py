@@ -85,14 +85,13 @@ def matchup_stats(result: Results, label: str) -> dict:
     """One matchup of a report: the agent's (position 0's) games, sole wins, interval, means."""
     n, wins = result.games, result.wins[0]
     low, high = wilson_interval(wins, n)
-    mean_score = result.mean_scores[0]
-    mean_margin = result.margins[0] / n
+    mean_score, mean_margin = result.mean_scores[0], result.mean_margins[0]
     return {
         "opponent": label,
         "games": n,
         "wins": wins,
         "shared_wins": result.shared_wins[0],
-        "win_rate": wins / n,
+        "win_rate": result.win_rates[0],
         "ci_low": low,
         "ci_high": high,
         "mean_score": mean_score,
