@@ -148,9 +148,11 @@ def test_the_page_prices_each_buy_and_names_the_bust_limit_as_the_engine_does(br
     import train.view
 
     path, rec = replay
-    assert train.view.RULE_FACTS == {"bust_limit": BUST_LIMIT, "prices": {
+    assert train.view.RULE_FACTS == {"colours": ["B", "G", "O", "P"], "numbers": 9, "currency_values": 5,
+                                     "bust_limit": BUST_LIMIT, "prices": {
         name: payment.price(C.parse(name.removeprefix("buy_"))) for name in action_names(40) if name.startswith("buy_")}}
-    facts = {"bust_limit": 12, "prices": {name: 2 * price + 10 for name, price in train.view.RULE_FACTS["prices"].items()}}
+    facts = {**train.view.RULE_FACTS, "bust_limit": 12,
+             "prices": {name: 2 * price + 10 for name, price in train.view.RULE_FACTS["prices"].items()}}
     monkeypatch.setattr(train.view, "RULE_FACTS", facts)
     altered = tmp_path / "altered.html"
     altered.write_text(page(rec.to_dict()))
@@ -163,6 +165,37 @@ def test_the_page_prices_each_buy_and_names_the_bust_limit_as_the_engine_does(br
     buys = [action for action, _ in rec.steps[buying - 1]["policy"]["probs"][:10] if action.startswith("buy_")]
     assert buys and all(f"% {action} ({facts['prices'][action]})" in shown for action in buys)
     assert _errors(browser) == []
+
+
+def test_the_page_draws_its_deck_and_hand_tables_from_the_engines_card_table(browser, replay, monkeypatch, tmp_path):
+    """The colours, the numbers a colour runs to and the currency cards' values are the engine's
+    (the page had 1-9, $1-$5 and B G O P written in): given others, it draws others."""
+    import train.view
+
+    def tables(html: str) -> tuple[list, list]:
+        shown = tmp_path / "shown.html"
+        shown.write_text(html)
+        browser.get(shown.as_uri())
+        assert _errors(browser) == []
+        return browser.execute_script(
+            "const cells = (r) => [...r.children].map((c) => c.textContent);"
+            "return [[...document.querySelectorAll('#deck tr')].map(cells),"
+            "        [...document.querySelectorAll('table.hand')].map((t) => [...t.querySelectorAll('tr')].map(cells))];")
+
+    path, rec = replay
+    deck, hands = tables(page(rec.to_dict()))
+    assert deck[0] == ["", *map(str, range(1, 10)), "#"] and [row[0] for row in deck] == ["", "B", "G", "O", "P", "W", "$"]
+    assert all(len(hand) == 4 and all(len(row) == 11 for row in hand) for hand in hands)
+    monkeypatch.setattr(train.view, "RULE_FACTS",
+                        {**train.view.RULE_FACTS, "colours": ["B", "G", "O"], "numbers": 4, "currency_values": 6})
+    altered, altered_hands = tables(page(rec.to_dict()))
+    assert altered[0] == ["", "1", "2", "3", "4", "5", "6", "#"]  # max(4 numbers, 6 currency values) columns
+    assert [row[0] for row in altered] == ["", "B", "G", "O", "W", "$"]
+    for colour in range(1, 4):  # each colour's cards 1-4 as before, and no 5 or 6
+        assert altered[colour][1:5] == deck[colour][1:5] and altered[colour][5:7] == ["", ""]
+    assert altered[-1][1:6] == deck[-1][1:6] and altered[-1][6] == ""  # $1-$5 as before; the deck has no $6
+    assert len(altered_hands) == len(hands) and all(
+        len(hand) == 3 and all(len(row) == 6 for row in hand) for hand in altered_hands)  # a colour, 4 numbers, its score
 
 
 def test_a_save_that_fails_at_the_end_does_not_refuse_the_last_move(tmp_path, capsys):

@@ -34,8 +34,12 @@ if TYPE_CHECKING:
 
 PAGE = Path(__file__).parent / "web" / "page.html"
 GENERATOR = '<meta name="generator" content="ten-env">'  # in every page: one ten view may replace
-# What the page says of the rules, from the engine's own constants: what busts, what a buy costs.
+# What the page says of the rules, from the engine's own constants: the cards' colours and
+# numbers (its deck and hand tables), what busts, what a buy costs.
 RULE_FACTS = {
+    "colours": list(C.COLOURS),
+    "numbers": C.NUMBERS,
+    "currency_values": C.CURRENCY_VALUES,
     "bust_limit": BUST_LIMIT,
     "prices": {action_names(0)[FIRST_BUY + card]: price(card) for card in range(C.NUM_NUMBER_CARDS)},
 }
